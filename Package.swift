@@ -1,0 +1,41 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "syncfiles",
+  platforms: [.macOS(.v13)],
+  products: [
+    .executable(name: "syncfiles", targets: ["syncfiles"]),
+    .library(name: "SyncFiles", targets: ["SyncFiles"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CCurl",
+      pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"])]
+    ),
+    .systemLibrary(
+      name: "CYAML",
+      pkgConfig: "yaml-0.1",
+      providers: [.apt(["libyaml-dev"])]
+    ),
+    .target(
+      name: "SyncFiles",
+      dependencies: ["CCurl", "CYAML"]
+    ),
+    .executableTarget(
+      name: "syncfiles",
+      dependencies: [
+        "SyncFiles",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .testTarget(
+      name: "SyncFilesTests",
+      dependencies: ["SyncFiles", "syncfiles"]
+    ),
+  ]
+)

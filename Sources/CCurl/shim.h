@@ -1,0 +1,71 @@
+#ifndef SYNCFILES_CCURL_SHIM_H
+#define SYNCFILES_CCURL_SHIM_H
+#include <curl/curl.h>
+
+// curl_easy_setopt / curl_easy_getinfo / curl_multi_setopt are variadic, which
+// Swift cannot call. One typed wrapper per argument kind; Swift code calls
+// these and nothing variadic.
+
+typedef size_t (*sf_curl_data_cb)(char *ptr, size_t size, size_t nmemb, void *userdata);
+typedef int (*sf_curl_xferinfo_cb)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
+                                   curl_off_t ultotal, curl_off_t ulnow);
+
+static inline CURLcode sf_easy_setopt_long(CURL *h, CURLoption o, long v) {
+  return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode sf_easy_setopt_off(CURL *h, CURLoption o, curl_off_t v) {
+  return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode sf_easy_setopt_string(CURL *h, CURLoption o, const char *v) {
+  return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode sf_easy_setopt_pointer(CURL *h, CURLoption o, void *v) {
+  return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode sf_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) {
+  return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode sf_easy_setopt_data_cb(CURL *h, CURLoption o, sf_curl_data_cb v) {
+  return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode sf_easy_setopt_xferinfo_cb(CURL *h, sf_curl_xferinfo_cb v) {
+  return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v);
+}
+
+static inline CURLcode sf_easy_getinfo_long(CURL *h, CURLINFO i, long *out) {
+  return curl_easy_getinfo(h, i, out);
+}
+static inline CURLcode sf_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *out) {
+  return curl_easy_getinfo(h, i, out);
+}
+static inline CURLcode sf_easy_getinfo_string(CURL *h, CURLINFO i, const char **out) {
+  char *p = NULL;
+  CURLcode rc = curl_easy_getinfo(h, i, &p);
+  *out = p;
+  return rc;
+}
+static inline CURLcode sf_easy_getinfo_pointer(CURL *h, CURLINFO i, void **out) {
+  return curl_easy_getinfo(h, i, out);
+}
+
+static inline CURLMcode sf_multi_setopt_long(CURLM *m, CURLMoption o, long v) {
+  return curl_multi_setopt(m, o, v);
+}
+
+// Fields of CURLMsg (a struct holding a union).
+static inline CURL *sf_msg_easy(const CURLMsg *m) { return m->easy_handle; }
+static inline int sf_msg_is_done(const CURLMsg *m) { return m->msg == CURLMSG_DONE; }
+static inline CURLcode sf_msg_result(const CURLMsg *m) { return m->data.result; }
+
+// Runtime facts about the linked libcurl.
+static inline const char *sf_curl_version_string(void) {
+  return curl_version_info(CURLVERSION_NOW)->version;
+}
+static inline const char *sf_curl_ssl_version_string(void) {
+  const char *s = curl_version_info(CURLVERSION_NOW)->ssl_version;
+  return s ? s : "";
+}
+static inline int sf_curl_has_http2(void) {
+  return (curl_version_info(CURLVERSION_NOW)->features & CURL_VERSION_HTTP2) != 0;
+}
+#endif

@@ -1,0 +1,415 @@
+/// Turns one manifest's YAML tree into validated values, collecting every
+/// problem (not just the first) as a diagnostic with its line and column.
+struct ManifestDecoder {
+  /// The path as the user named it, for diagnostics.
+  let file: String
+  /// Absolute path of the manifest file.
+  let absolutePath: String
+  let environment: [String: String]
+  let plugins: PluginLocator
+  var diagnostics: [Diagnostic] = []
+  /// Stop reporting after this many problems in one manifest.
+  let maxDiagnostics = 500
+  private var suppressed = 0
+
+  init(file: String, absolutePath: String, environment: [String: String], plugins: PluginLocator) {
+    self.file = file
+    self.absolutePath = absolutePath
+    self.environment = environment
+    self.plugins = plugins
+  }
+
+  var folder: String { Paths.folder(of: absolutePath) }
+
+  // MARK: - Reporting
+
+  mutating func report(_ severity: Severity, _ mark: SourceMark?, _ message: String) {
+    if diagnostics.count >= maxDiagnostics {
+      suppressed += 1
+      return
+    }
+    diagnostics.append(Diagnostic(file: file, mark: mark, severity: severity, message: message))
+  }
+
+  mutating func error(_ mark: SourceMark?, _ message: String) { report(.error, mark, message) }
+  mutating func warning(_ mark: SourceMark?, _ message: String) { report(.warning, mark, message) }
+
+  mutating func finish() {
+    if suppressed > 0 {
+      diagnostics.append(
+        Diagnostic(
+          file: file, mark: nil, severity: diagnostics.hasErrors ? .error : .warning,
+          message: "\(suppressed) more problems not shown"))
+      suppressed = 0
+    }
+  }
+
+  // MARK: - Structure
+
+  /// The pairs of a mapping by key, after reporting non-mappings, non-scalar
+  /// keys, duplicate keys and unknown keys (with a "did you mean").
+  mutating func fields(_ node: YAMLNode, _ what: String, allowed: [String]) -> [String: YAMLPair]? {
+    guard case .mapping(let pairs) = node.kind else {
+      error(node.mark, "\(what) must be a mapping, found \(node.kindName)")
+      return nil
+    }
+    var out: [String: YAMLPair] = [:]
+    for pair in pairs {
+      guard case .scalar(let key, _) = pair.key.kind else {
+        error(pair.key.mark, "keys in \(what) must be plain words, found \(pair.key.kindName)")
+        continue
+      }
+      if let first = out[key] {
+        error(pair.key.mark, "duplicate key '\(key)' in \(what) (first set at line \(first.key.mark.line))")
+        continue
+      }
+      guard allowed.contains(key) else {
+        unknownKey(key, at: pair.key.mark, in: what, allowed: allowed)
+        continue
+      }
+      out[key] = pair
+    }
+    return out
+  }
+
+  mutating func unknownKey(_ key: String, at mark: SourceMark, in what: String, allowed: [String]) {
+    var message = "unknown key '\(key)' in \(what)"
+    if let s = Suggest.closest(to: key, in: allowed) {
+      message += "; did you mean '\(s)'?"
+    } else if let home = Keys.home(of: key) {
+      message += "; '\(key)' belongs in \(home)"
+    } else {
+      message += " (expected one of: \(allowed.joined(separator: ", ")))"
+    }
+    error(mark, message)
+  }
+
+  // MARK: - Scalars
+
+  mutating func string(_ node: YAMLNode, _ what: String) -> String? {
+    guard case .scalar(let s, _) = node.kind, !node.isNull else {
+      error(node.mark, "\(what) must be a string, found \(node.kindName)")
+      return nil
+    }
+    return s
+  }
+
+  mutating func bool(_ node: YAMLNode, _ what: String) -> Bool? {
+    if case .scalar(let s, .plain) = node.kind {
+      switch s {
+      case "true", "True", "TRUE": return true
+      case "false", "False", "FALSE": return false
+      case "yes", "Yes", "YES", "on", "On", "ON", "y", "Y":
+        error(node.mark, "\(what) must be true or false; '\(s)' is not a boolean here, write true")
+        return nil
+      case "no", "No", "NO", "off", "Off", "OFF", "n", "N":
+        error(node.mark, "\(what) must be true or false; '\(s)' is not a boolean here, write false")
+        return nil
+      default: break
+      }
+    }
+    error(node.mark, "\(what) must be true or false, found \(describe(node))")
+    return nil
+  }
+
+  mutating func integer(_ node: YAMLNode, _ what: String, range: ClosedRange<Int>) -> Int? {
+    if case .scalar(let s, .plain) = node.kind {
+      let digits = s.hasPrefix("+") ? String(s.dropFirst()) : s
+      if !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit) {
+        if let v = Int(digits), range.contains(v) { return v }
+        error(node.mark, "\(what) must be between \(range.lowerBound) and \(range.upperBound), found \(s)")
+        return nil
+      }
+      if s.hasPrefix("-"), s.dropFirst().allSatisfy(\.isASCIIDigit) {
+        error(node.mark, "\(what) must be between \(range.lowerBound) and \(range.upperBound), found \(s)")
+        return nil
+      }
+    }
+    error(node.mark, "\(what) must be a whole number, found \(describe(node))")
+    return nil
+  }
+
+  mutating func size(_ node: YAMLNode, _ what: String) -> Int64? {
+    guard let s = scalarForUnit(node, what, example: "500, 4.5KiB or 10MiB") else { return nil }
+    switch ByteSize.parse(s) {
+    case .success(let v): return v
+    case .failure(let e):
+      error(node.mark, "\(what): \(e.message)")
+      return nil
+    }
+  }
+
+  mutating func duration(_ node: YAMLNode, _ what: String, positive: Bool = true) -> TimeSpan? {
+    guard let s = scalarForUnit(node, what, example: "30s, 15m or 1h30m") else { return nil }
+    switch TimeSpan.parse(s) {
+    case .success(let v):
+      if positive && v.seconds == 0 {
+        error(node.mark, "\(what) must be longer than 0s")
+        return nil
+      }
+      return v
+    case .failure(let e):
+      error(node.mark, "\(what): \(e.message)")
+      return nil
+    }
+  }
+
+  private mutating func scalarForUnit(_ node: YAMLNode, _ what: String, example: String) -> String? {
+    guard case .scalar(let s, _) = node.kind, !node.isNull else {
+      error(node.mark, "\(what) must be a value such as \(example), found \(node.kindName)")
+      return nil
+    }
+    return s
+  }
+
+  mutating func command(_ node: YAMLNode, _ what: String) -> [String]? {
+    guard case .sequence(let items) = node.kind else {
+      if case .scalar(let s, _) = node.kind, !node.isNull {
+        let words = s.split(separator: " ").map { "\"\($0)\"" }.joined(separator: ", ")
+        error(
+          node.mark,
+          "\(what) is a command as a list of words (no shell is involved), as in [\(words)]")
+      } else {
+        error(node.mark, "\(what) must be a list of words, found \(node.kindName)")
+      }
+      return nil
+    }
+    var argv: [String] = []
+    for item in items {
+      guard let s = string(item, "each word of \(what)") else { return nil }
+      argv.append(s)
+    }
+    guard let first = argv.first, !first.isEmpty else {
+      error(node.mark, "\(what) must name a program to run")
+      return nil
+    }
+    return argv
+  }
+
+  func describe(_ node: YAMLNode) -> String {
+    if case .scalar(let s, let style) = node.kind, !node.isNull {
+      let shown = s.count > 40 ? String(s.prefix(40)) + "…" : s
+      return style == .plain ? "'\(shown)'" : "the quoted string '\(shown)'"
+    }
+    return node.kindName
+  }
+
+  // MARK: - ${VAR} expansion
+
+  /// Expands `${NAME}` from the environment; `$${` writes a literal `${`.
+  /// Unset variables are errors pointing at the reference itself.
+  mutating func expand(_ node: YAMLNode, _ text: String, _ what: String) -> ExpandedString? {
+    guard text.contains("$") else { return ExpandedString(plain: text) }
+    var out = ""
+    var substituted = false
+    var ok = true
+    let chars = Array(text)
+    var i = 0
+    while i < chars.count {
+      let c = chars[i]
+      if c == "$", i + 2 < chars.count, chars[i + 1] == "$", chars[i + 2] == "{" {
+        out += "${"
+        i += 3
+        continue
+      }
+      if c == "$", i + 1 < chars.count, chars[i + 1] == "{" {
+        guard let close = chars[(i + 2)...].firstIndex(of: "}") else {
+          error(markInScalar(node, offset: i), "'${' in \(what) is not closed with '}'")
+          return nil
+        }
+        let name = String(chars[(i + 2)..<close])
+        let validName =
+          !name.isEmpty && name.first.map { $0 == "_" || ($0.isASCII && $0.isLetter) } == true
+          && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+        if !validName {
+          error(
+            markInScalar(node, offset: i),
+            "'${\(name)}' in \(what) is not a variable name (letters, digits and _, not starting with a digit)")
+          ok = false
+        } else if let value = environment[name] {
+          out += value
+          substituted = true
+        } else {
+          error(markInScalar(node, offset: i), "environment variable \(name) is not set (used in \(what))")
+          ok = false
+        }
+        i = close + 1
+        continue
+      }
+      out.append(c)
+      i += 1
+    }
+    return ok ? ExpandedString(template: text, value: out, hasSecret: substituted) : nil
+  }
+
+  /// The position of a character inside a one-line plain or quoted scalar.
+  func markInScalar(_ node: YAMLNode, offset: Int) -> SourceMark {
+    guard case .scalar(let s, let style) = node.kind, !s.contains("\n"), !s.contains("\\"), style != .block
+    else { return node.mark }
+    return SourceMark(line: node.mark.line, column: node.mark.column + offset + (style == .quoted ? 1 : 0))
+  }
+
+  // MARK: - URLs
+
+  mutating func url(_ node: YAMLNode, _ what: String) -> SourceURL? {
+    guard let raw = string(node, what), let expanded = expand(node, raw, what) else { return nil }
+    let value = expanded.revealed
+    let shown = expanded.template
+    if value.isEmpty {
+      error(node.mark, "\(what) is empty")
+      return nil
+    }
+    if value.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+      error(
+        node.mark,
+        "\(what) '\(shown)' contains a space or control character\(expanded.hasSecret ? " (after ${VAR} expansion)" : ""); percent-encode it"
+      )
+      return nil
+    }
+    guard let colon = value.firstIndex(of: ":"),
+      let first = value.first, first.isASCII, first.isLetter,
+      value[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) })
+    else {
+      error(node.mark, "\(what) '\(shown)' has no scheme: expected http://, https:// or file://")
+      return nil
+    }
+    let scheme = value[..<colon].lowercased()
+    let rest = value[value.index(after: colon)...]
+    switch scheme {
+    case "http", "https":
+      guard rest.hasPrefix("//") else {
+        error(node.mark, "\(what) '\(shown)' must start with \(scheme)://")
+        return nil
+      }
+      guard let auth = authority(rest.dropFirst(2), node: node, what: what, shown: shown) else { return nil }
+      guard !auth.host.isEmpty else {
+        error(node.mark, "\(what) '\(shown)' has no host")
+        return nil
+      }
+      let port = auth.port ?? (scheme == "https" ? 443 : 80)
+      var display = shown
+      if let user = auth.userinfo {
+        if user.contains(":") && !shownUserinfo(shown).contains("${") {
+          warning(
+            node.mark,
+            "\(what) carries a password in clear; send credentials in a header from the environment, as in headers: { Authorization: \"Basic ${CREDENTIALS}\" }"
+          )
+        }
+        display = redactPassword(shown)
+      }
+      return SourceURL(
+        scheme: scheme, text: expanded, host: auth.host.lowercased(), port: port, display: display)
+    case "file":
+      var path: String
+      if rest.hasPrefix("//") {
+        let afterSlashes = rest.dropFirst(2)
+        let slash = afterSlashes.firstIndex(of: "/") ?? afterSlashes.endIndex
+        let host = afterSlashes[..<slash]
+        if !host.isEmpty && host.lowercased() != "localhost" {
+          error(node.mark, "\(what) '\(shown)': file URLs name a local path; host '\(host)' is not supported")
+          return nil
+        }
+        path = String(afterSlashes[slash...])
+      } else if rest.hasPrefix("/") {
+        path = String(rest)
+      } else {
+        // Extension: `file:data/x.csv` is relative to the manifest's folder.
+        guard !rest.isEmpty else {
+          error(node.mark, "\(what) '\(shown)' names no file")
+          return nil
+        }
+        path = Paths.normalize(String(rest), relativeTo: folder)
+        let text = ExpandedString(
+          template: expanded.template, value: Paths.fileURL(forAbsolutePath: path), hasSecret: expanded.hasSecret)
+        return SourceURL(scheme: "file", text: text, host: "", port: nil, display: shown)
+      }
+      if path.isEmpty || path == "/" || path.hasSuffix("/") {
+        error(node.mark, "\(what) '\(shown)' names a folder, not a file")
+        return nil
+      }
+      let text = ExpandedString(
+        template: expanded.template, value: "file://" + path, hasSecret: expanded.hasSecret)
+      return SourceURL(scheme: "file", text: text, host: "", port: nil, display: shown)
+    default:
+      let executable = PluginLocator.sourceExecutable(scheme: scheme)
+      if plugins.find(executable) == nil {
+        error(
+          node.mark,
+          "no plugin serves '\(scheme):' URLs: looked for an executable '\(executable)' in SYNCFILES_PLUGIN_PATH and PATH (built in: http, https, file)"
+        )
+        return nil
+      }
+      var host = ""
+      var port: Int? = nil
+      if rest.hasPrefix("//"), let auth = authority(rest.dropFirst(2), node: node, what: what, shown: shown) {
+        host = auth.host.lowercased()
+        port = auth.port
+      }
+      return SourceURL(
+        scheme: scheme, text: expanded, host: host, port: port, display: redactPassword(shown))
+    }
+  }
+
+  private mutating func authority(_ s: Substring, node: YAMLNode, what: String, shown: String) -> (
+    userinfo: String?, host: String, port: Int?
+  )? {
+    let end = s.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? s.endIndex
+    var auth = s[..<end]
+    var userinfo: String? = nil
+    if let at = auth.lastIndex(of: "@") {
+      userinfo = String(auth[..<at])
+      auth = auth[auth.index(after: at)...]
+    }
+    var host: Substring
+    var portText: Substring? = nil
+    if auth.hasPrefix("[") {
+      guard let close = auth.firstIndex(of: "]") else {
+        error(node.mark, "\(what) '\(shown)' has an unclosed IPv6 address")
+        return nil
+      }
+      host = auth[...close]
+      let after = auth[auth.index(after: close)...]
+      if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty {
+        error(node.mark, "\(what) '\(shown)' has a malformed host")
+        return nil
+      }
+    } else if let c = auth.lastIndex(of: ":") {
+      host = auth[..<c]
+      portText = auth[auth.index(after: c)...]
+    } else {
+      host = auth
+    }
+    if host.contains(where: { "\\{}|^`\"<>".contains($0) }) {
+      error(node.mark, "\(what) '\(shown)' has a malformed host '\(host)'")
+      return nil
+    }
+    var port: Int? = nil
+    if let p = portText {
+      guard !p.isEmpty, p.allSatisfy(\.isASCIIDigit), let v = Int(p), (1...65535).contains(v) else {
+        error(node.mark, "\(what) '\(shown)' has an invalid port '\(p)' (1-65535)")
+        return nil
+      }
+      port = v
+    }
+    return (userinfo, String(host), port)
+  }
+
+  private func shownUserinfo(_ shown: String) -> Substring {
+    guard let colon = shown.firstIndex(of: ":") else { return "" }
+    let afterColon = shown[shown.index(after: colon)...]
+    guard afterColon.hasPrefix("//") else { return "" }
+    let rest = afterColon.dropFirst(2)
+    let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+    guard let at = rest[..<end].lastIndex(of: "@") else { return "" }
+    return rest[..<at]
+  }
+
+  /// `https://user:pw@host/` → `https://user:***@host/` (variables stay as written).
+  private func redactPassword(_ shown: String) -> String {
+    let user = shownUserinfo(shown)
+    guard let colon = user.firstIndex(of: ":"), !user.contains("${") else { return shown }
+    var out = shown
+    out.replaceSubrange(user.index(after: colon)..<user.endIndex, with: "***")
+    return out
+  }
+}

@@ -1,0 +1,35 @@
+/// The keys of the manifest format (SPEC §4), per context.
+enum Keys {
+  static let top = ["version", "name", "root", "journal", "defaults", "limits", "conditions", "hooks", "files"]
+  static let file = [
+    "id", "url", "mirrors", "destination", "expected_bytes", "max_bytes", "sha256", "schedule", "not_before",
+    "discretionary", "headers", "mode", "retry", "timeout", "on_change", "verify",
+  ]
+  /// Keys that name one particular file and so cannot have a default.
+  static let perFileOnly = ["id", "url", "mirrors", "destination", "sha256"]
+  static let defaults = file.filter { !perFileOnly.contains($0) }
+  static let retry = ["attempts", "backoff", "max_backoff"]
+  static let timeout = ["connect", "stall"]
+  static let limits = ["parallel", "per_host", "rate", "deadline"]
+  static let conditions = ["window", "ac_power"]
+  static let hooks = ["on_complete"]
+  static let verify = ["plugin", "with"]
+
+  /// Where a key belongs when it is used in the wrong place.
+  static func home(of key: String) -> String? {
+    if limits.contains(key) { return "limits" }
+    if conditions.contains(key) { return "conditions" }
+    if hooks.contains(key) { return "hooks" }
+    if retry.contains(key) { return "retry" }
+    if timeout.contains(key) { return "timeout" }
+    if file.contains(key) { return "a file entry (under files:)" }
+    if top.contains(key) { return "the top level of the manifest" }
+    return nil
+  }
+
+  /// Headers syncfiles sets itself for resume and revalidation.
+  static let managedHeaders = [
+    "range", "if-range", "if-none-match", "if-modified-since", "if-match", "if-unmodified-since",
+    "accept-encoding", "content-length", "transfer-encoding", "host", "connection", "te", "upgrade",
+  ]
+}

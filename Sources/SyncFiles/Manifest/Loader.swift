@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Reads the manifests one call names (files, and folders of drop-ins) into
+/// one session, with every problem as a diagnostic.
+public struct ManifestLoader: Sendable {
+  public var environment: [String: String]
+  public var plugins: PluginLocator
+  public var limits: YAMLLimits
+  /// Relative PATHs resolve against this folder.
+  public var workingDirectory: String
+
+  public init(
+    environment: [String: String], plugins: PluginLocator? = nil, limits: YAMLLimits = YAMLLimits(),
+    workingDirectory: String
+  ) {
+    self.environment = environment
+    self.plugins = plugins ?? PluginLocator(environment: environment)
+    self.limits = limits
+    self.workingDirectory = workingDirectory
+  }
+
+  /// Decodes one manifest from its text. `path` is how diagnostics name it.
+  public func decode(_ bytes: [UInt8], path: String, absolutePath: String) -> (Manifest?, [Diagnostic]) {
+    var decoder = ManifestDecoder(
+      file: path, absolutePath: absolutePath, environment: environment, plugins: plugins)
+    let root: YAMLNode?
+    do {
+      root = try YAMLLoader.load(bytes, limits: limits)
+    } catch {
+      decoder.error(error.mark, error.message)
+      return (nil, decoder.diagnostics)
+    }
+    let manifest = decoder.decodeManifest(root)
+    decoder.finish()
+    return (manifest, decoder.diagnostics)
+  }
+
+  /// Loads every manifest named by `paths` as one session.
+  public func load(paths: [String]) -> ManifestSet {
+    var set = ManifestSet()
+    var seenFiles = Set<String>()
+    for path in paths {
+      for (shown, absolute) in expand(path: path, into: &set.diagnostics) {
+        if seenFiles.contains(absolute) {
+          set.diagnostics.append(
+            Diagnostic(file: shown, mark: nil, severity: .warning, message: "named more than once; read once"))
+          continue
+        }
+        seenFiles.insert(absolute)
+        let bytes: [UInt8]
+        switch FileIO.readAll(absolute, limit: limits.maxBytes) {
+        case .success(let b): bytes = b
+        case .failure(let e):
+          set.diagnostics.append(Diagnostic(file: shown, mark: nil, severity: .error, message: e.message))
+          continue
+        }
+        let (manifest, diagnostics) = decode(bytes, path: shown, absolutePath: absolute)
+        set.diagnostics += diagnostics
+        if let manifest { set.manifests.append(manifest) }
+      }
+    }
+    checkSession(&set)
+    return set
+  }
+
+  /// A file is itself; a folder is its `*.yaml` and `*.yml` files, in name order.
+  func expand(path: String, into diagnostics: inout [Diagnostic]) -> [(String, String)] {
+    let absolute = Paths.normalize(path, relativeTo: workingDirectory)
+    var st = stat()
+    guard stat(absolute, &st) == 0 else {
+      let reason = String(cString: strerror(errno))
+      diagnostics.append(Diagnostic(file: path, mark: nil, severity: .error, message: "cannot read: \(reason)"))
+      return []
+    }
+    if (st.st_mode & S_IFMT) != S_IFDIR { return [(path, absolute)] }
+    guard let names = FileIO.listFolder(absolute) else {
+      let reason = String(cString: strerror(errno))
+      diagnostics.append(Diagnostic(file: path, mark: nil, severity: .error, message: "cannot list folder: \(reason)"))
+      return []
+    }
+    let manifests = names.filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.hasPrefix(".") }
+      .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+      .filter { name in
+        var s = stat()
+        return stat(absolute + "/" + name, &s) == 0 && (s.st_mode & S_IFMT) == S_IFREG
+      }
+    if manifests.isEmpty {
+      diagnostics.append(
+        Diagnostic(file: path, mark: nil, severity: .warning, message: "folder holds no *.yaml or *.yml manifest"))
+    }
+    let prefix = path.hasSuffix("/") ? path : path + "/"
+    return manifests.map { (prefix + $0, absolute + "/" + $0) }
+  }
+
+  /// Rules that span manifests: unique names, one journal, and no two tasks
+  /// writing one path (or one task's file standing where another needs a folder).
+  func checkSession(_ set: inout ManifestSet) {
+    var names: [String: Manifest] = [:]
+    for m in set.manifests {
+      if let first = names[m.name] {
+        set.diagnostics.append(
+          Diagnostic(
+            file: m.path, mark: SourceMark(line: 1, column: 1), severity: .error,
+            message: "manifest name '\(m.name)' is also the name of \(first.path); task ids would collide (set 'name:')"))
+      } else {
+        names[m.name] = m
+      }
+    }
+
+    var journals: [String: Manifest] = [:]
+    for m in set.manifests {
+      guard let j = m.journal else { continue }
+      if let other = journals.values.first, journals[j] == nil {
+        set.diagnostics.append(
+          Diagnostic(
+            file: m.path, mark: m.journalMark, severity: .error,
+            message: "journal '\(j)' differs from '\(other.journal!)' named by \(other.path); one session has one journal"))
+      }
+      journals[j] = journals[j] ?? m
+    }
+
+    struct Owner {
+      var manifest: Manifest
+      var entry: FileEntry
+    }
+    var owners: [String: Owner] = [:]
+    for m in set.manifests {
+      for e in m.files {
+        if let first = owners[e.destinationPath] {
+          set.diagnostics.append(
+            Diagnostic(
+              file: m.path, mark: e.destinationMark, severity: .error,
+              message:
+                "destination '\(e.destinationPath)' of '\(e.qualifiedID)' is also the destination of '\(first.entry.qualifiedID)' (\(first.manifest.path):\(first.entry.destinationMark))"
+            ))
+        } else {
+          owners[e.destinationPath] = Owner(manifest: m, entry: e)
+        }
+      }
+    }
+    for m in set.manifests {
+      for e in m.files {
+        guard owners[e.destinationPath]?.entry.qualifiedID == e.qualifiedID else { continue }
+        for folder in Paths.ancestors(of: e.destinationPath, below: "/") {
+          if let other = owners[folder] {
+            set.diagnostics.append(
+              Diagnostic(
+                file: m.path, mark: e.destinationMark, severity: .error,
+                message:
+                  "destination of '\(e.qualifiedID)' needs a folder at '\(folder)', which is the destination file of '\(other.entry.qualifiedID)' (\(other.manifest.path):\(other.entry.destinationMark))"
+              ))
+            break
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,176 @@
+/// A string from the manifest after `${VAR}` expansion. Its description is
+/// the text as written (with `${VAR}` intact), so printing it can never leak
+/// a value taken from the environment; `revealed` is for the transfer only.
+public struct ExpandedString: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+  CustomReflectable
+{
+  /// The text as written in the manifest.
+  public let template: String
+  private let value: String
+  /// True when any `${VAR}` was substituted.
+  public let hasSecret: Bool
+
+  public init(template: String, value: String, hasSecret: Bool) {
+    self.template = template
+    self.value = value
+    self.hasSecret = hasSecret
+  }
+
+  public init(plain: String) {
+    self.init(template: plain, value: plain, hasSecret: false)
+  }
+
+  /// The expanded value, to hand to libcurl or a plugin. Never print it.
+  public var revealed: String { value }
+  public var description: String { template }
+  public var debugDescription: String { template }
+  public var customMirror: Mirror { Mirror(self, children: ["template": template]) }
+}
+
+/// A validated source URL.
+public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
+  /// Lower-case scheme: `http`, `https`, `file`, or a plugin's scheme.
+  public let scheme: String
+  /// The URL to fetch (after expansion; relative `file:` URLs made absolute).
+  public let text: ExpandedString
+  /// Lower-case host (empty for `file:`).
+  public let host: String
+  /// Explicit or default port (nil where the scheme has none).
+  public let port: Int?
+  /// For display: as written, with `${VAR}` intact and any password hidden.
+  public let display: String
+
+  /// `scheme://host:port`, the origin headers are confined to.
+  public var origin: String {
+    port.map { "\(scheme)://\(host):\($0)" } ?? "\(scheme)://\(host)"
+  }
+
+  public var description: String { display }
+  public var isBuiltIn: Bool { ["http", "https", "file"].contains(scheme) }
+}
+
+public struct RetryPolicy: Sendable, Hashable {
+  /// Every try, including the first.
+  public var attempts: Int = 4
+  public var backoff: TimeSpan = .seconds(2)
+  public var maxBackoff: TimeSpan = .minutes(10)
+  public init() {}
+  public init(attempts: Int, backoff: TimeSpan, maxBackoff: TimeSpan) {
+    self.attempts = attempts
+    self.backoff = backoff
+    self.maxBackoff = maxBackoff
+  }
+}
+
+public struct Timeouts: Sendable, Hashable {
+  public var connect: TimeSpan = .seconds(30)
+  /// Abort when fewer than 1 KiB/s arrive for this long.
+  public var stall: TimeSpan = .seconds(60)
+  public init() {}
+}
+
+public struct Header: Sendable, Hashable {
+  public var name: String
+  public var value: ExpandedString
+}
+
+public struct VerifySpec: Sendable, Hashable {
+  public var plugin: String
+  public var with: JSONValue
+  /// Where the plugin executable was found.
+  public var executable: String
+}
+
+public struct FileEntry: Sendable, Hashable {
+  public var id: String
+  /// `manifest-name/id`, unique in a session.
+  public var qualifiedID: String
+  public var url: SourceURL
+  public var mirrors: [SourceURL] = []
+  /// Normalized, relative to the manifest's root (`tables/iris.csv`).
+  public var destination: String
+  /// Absolute, normalized path.
+  public var destinationPath: String
+  public var expectedBytes: Int64? = nil
+  public var maxBytes: Int64? = nil
+  /// Lower-case hex.
+  public var sha256: String? = nil
+  public var schedule: Schedule = .always
+  public var notBefore: Timestamp? = nil
+  public var discretionary: Bool = false
+  public var headers: [Header] = []
+  /// Permission bits, e.g. 0o644.
+  public var mode: UInt32? = nil
+  public var retry = RetryPolicy()
+  public var timeout = Timeouts()
+  public var onChange: [String]? = nil
+  public var verify: [VerifySpec] = []
+  /// Where the entry starts, and where its destination is written.
+  public var mark: SourceMark
+  public var destinationMark: SourceMark
+}
+
+public struct Limits: Sendable, Hashable {
+  public var parallel: Int? = nil
+  public var perHost: Int? = nil
+  /// Bytes per second.
+  public var rate: Int64? = nil
+  public var deadline: TimeSpan? = nil
+  public init() {}
+
+  public static let defaultParallel = 8
+  public static let defaultPerHost = 6
+
+  /// Session limits: where manifests disagree, the most restrictive wins.
+  public static func merged(_ all: [Limits]) -> Limits {
+    var out = Limits()
+    func least<T: Comparable>(_ a: T?, _ b: T?) -> T? {
+      switch (a, b) {
+      case (nil, nil): return nil
+      case (let x?, nil): return x
+      case (nil, let y?): return y
+      case (let x?, let y?): return Swift.min(x, y)
+      }
+    }
+    for l in all {
+      out.parallel = least(out.parallel, l.parallel)
+      out.perHost = least(out.perHost, l.perHost)
+      out.rate = least(out.rate, l.rate)
+      out.deadline = least(out.deadline, l.deadline)
+    }
+    return out
+  }
+}
+
+public struct Conditions: Sendable, Hashable {
+  public var window: TimeWindow? = nil
+  public var acPower: Bool = false
+  public init() {}
+  public var isEmpty: Bool { window == nil && !acPower }
+}
+
+public struct Manifest: Sendable, Hashable {
+  /// The path as the user named it (used in diagnostics).
+  public var path: String
+  /// Absolute path of the manifest file.
+  public var absolutePath: String
+  public var name: String
+  /// Absolute, normalized.
+  public var root: String
+  /// Absolute journal path from the manifest's `journal` key, if any.
+  public var journal: String?
+  public var journalMark: SourceMark? = nil
+  public var limits = Limits()
+  public var conditions = Conditions()
+  public var onComplete: [String]? = nil
+  public var files: [FileEntry] = []
+}
+
+/// Everything one call reads: all manifests of the session and what was wrong with them.
+public struct ManifestSet: Sendable {
+  public var manifests: [Manifest] = []
+  public var diagnostics: [Diagnostic] = []
+  public var hasErrors: Bool { diagnostics.hasErrors }
+  public var limits: Limits { Limits.merged(manifests.map(\.limits)) }
+  public var fileCount: Int { manifests.reduce(0) { $0 + $1.files.count } }
+}

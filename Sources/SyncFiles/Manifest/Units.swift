@@ -1,0 +1,177 @@
+/// A length of time in whole seconds.
+public struct TimeSpan: Sendable, Hashable, Comparable, CustomStringConvertible {
+  public var seconds: Int64
+
+  public init(seconds: Int64) { self.seconds = seconds }
+  public static func seconds(_ s: Int64) -> TimeSpan { TimeSpan(seconds: s) }
+  public static func minutes(_ m: Int64) -> TimeSpan { TimeSpan(seconds: m * 60) }
+  public static func hours(_ h: Int64) -> TimeSpan { TimeSpan(seconds: h * 3600) }
+
+  public static func < (a: TimeSpan, b: TimeSpan) -> Bool { a.seconds < b.seconds }
+
+  /// Canonical text in the manifest's own syntax, e.g. `1h30m`, `0s`.
+  public var description: String {
+    if seconds == 0 { return "0s" }
+    var rest = seconds
+    var out = ""
+    for (unit, size) in TimeSpan.units where rest >= size {
+      out += "\(rest / size)\(unit)"
+      rest %= size
+    }
+    return out
+  }
+
+  static let units: [(String, Int64)] = [("w", 604_800), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)]
+
+  /// Parses `30s`, `15m`, `6h`, `1d`, `1w` and combinations such as `1h30m`.
+  public static func parse(_ text: String) -> Result<TimeSpan, UnitError> {
+    let s = text.trimmingSpaces()
+    if s.isEmpty { return .failure(.init("empty duration")) }
+    if s.hasPrefix("-") { return .failure(.init("negative duration '\(s)'")) }
+    if s.allSatisfy(\.isASCIIDigit) {
+      return .failure(.init("duration '\(s)' needs a unit (s, m, h, d or w): did you mean '\(s)s'?"))
+    }
+    var total: Int64 = 0
+    var number: Int64? = nil
+    var seenUnits = Set<Character>()
+    var lastRank = -1
+    for ch in s {
+      if let d = ch.asciiDigitValue {
+        let (m, o1) = (number ?? 0).multipliedReportingOverflow(by: 10)
+        let (a, o2) = m.addingReportingOverflow(Int64(d))
+        if o1 || o2 { return .failure(.init("duration '\(s)' is too large")) }
+        number = a
+        continue
+      }
+      let unit = Character(ch.lowercased())
+      guard let rank = units.firstIndex(where: { Character($0.0) == unit }) else {
+        return .failure(
+          .init("malformed duration '\(s)': expected a number and a unit (s, m, h, d, w), as in 30s or 1h30m"))
+      }
+      guard let n = number else {
+        return .failure(.init("malformed duration '\(s)': unit '\(ch)' has no number before it"))
+      }
+      if seenUnits.contains(unit) || rank < lastRank {
+        return .failure(.init("malformed duration '\(s)': give units once, largest first, as in 1h30m"))
+      }
+      seenUnits.insert(unit)
+      lastRank = rank
+      let (p, o1) = n.multipliedReportingOverflow(by: units[rank].1)
+      let (t, o2) = total.addingReportingOverflow(p)
+      if o1 || o2 { return .failure(.init("duration '\(s)' is too large")) }
+      total = t
+      number = nil
+    }
+    if number != nil {
+      return .failure(.init("malformed duration '\(s)': the last number has no unit (s, m, h, d or w)"))
+    }
+    return .success(TimeSpan(seconds: total))
+  }
+}
+
+public struct UnitError: Error, Sendable, Hashable {
+  public var message: String
+  public init(_ message: String) { self.message = message }
+}
+
+public enum ByteSize {
+  static let units: [(String, Int64)] = [
+    ("b", 1),
+    ("kb", 1000), ("mb", 1_000_000), ("gb", 1_000_000_000), ("tb", 1_000_000_000_000),
+    ("pb", 1_000_000_000_000_000),
+    ("kib", 1 << 10), ("mib", 1 << 20), ("gib", 1 << 30), ("tib", 1 << 40), ("pib", 1 << 50),
+    // Single letters, as in `10M`, mean SI like curl's and wget's suffixes do not;
+    // we accept only the explicit forms above to avoid that ambiguity.
+  ]
+
+  /// Parses `500`, `4.5KiB`, `10MiB`, `4.7GB` (SI and IEC, units case-insensitive).
+  /// Fractions are exact; a result that is not a whole number of bytes is rounded down.
+  public static func parse(_ text: String) -> Result<Int64, UnitError> {
+    let s = text.trimmingSpaces()
+    if s.isEmpty { return .failure(.init("empty size")) }
+    if s.hasPrefix("-") { return .failure(.init("negative size '\(s)'")) }
+    var idx = s.startIndex
+    var whole: Int64 = 0
+    var frac: Int64 = 0
+    var fracScale: Int64 = 1
+    var sawDigit = false
+    while idx < s.endIndex, let d = s[idx].asciiDigitValue {
+      let (m, o1) = whole.multipliedReportingOverflow(by: 10)
+      let (a, o2) = m.addingReportingOverflow(Int64(d))
+      if o1 || o2 { return .failure(.init("size '\(s)' is too large")) }
+      whole = a
+      sawDigit = true
+      idx = s.index(after: idx)
+    }
+    if idx < s.endIndex && s[idx] == "." {
+      idx = s.index(after: idx)
+      var any = false
+      while idx < s.endIndex, let d = s[idx].asciiDigitValue {
+        any = true
+        if fracScale < 1_000_000_000_000 {
+          frac = frac * 10 + Int64(d)
+          fracScale *= 10
+        }
+        idx = s.index(after: idx)
+      }
+      if !any { return .failure(.init("malformed size '\(s)'")) }
+    }
+    if !sawDigit {
+      return .failure(.init("malformed size '\(s)': expected a number and a unit, as in 500, 4.5KiB, 10MiB or 4.7GB"))
+    }
+    let unitText = s[idx...].trimmingSpaces().lowercased()
+    let multiplier: Int64
+    if unitText.isEmpty {
+      multiplier = 1
+    } else if let u = units.first(where: { $0.0 == unitText }) {
+      multiplier = u.1
+    } else {
+      return .failure(
+        .init("malformed size '\(s)': unknown unit '\(s[idx...].trimmingSpaces())' (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)"))
+    }
+    let (w, o1) = whole.multipliedReportingOverflow(by: multiplier)
+    if o1 { return .failure(.init("size '\(s)' is too large")) }
+    // frac/fracScale * multiplier, exactly, rounded down.
+    let fracBytes = Int64((Double(frac) / Double(fracScale) * Double(multiplier)).rounded(.down))
+    let exact = multiplier % fracScale == 0 ? frac * (multiplier / fracScale) : fracBytes
+    let (t, o2) = w.addingReportingOverflow(exact)
+    if o2 { return .failure(.init("size '\(s)' is too large")) }
+    return .success(t)
+  }
+
+  /// Parses a bandwidth: a size, optionally followed by `/s` (`500000`, `20MB`, `20MB/s`).
+  public static func parseRate(_ text: String) -> Result<Int64, UnitError> {
+    var s = text.trimmingSpaces()
+    if s.lowercased().hasSuffix("/s") { s = String(s.dropLast(2)) }
+    return parse(s)
+  }
+
+  /// Human-readable IEC size, e.g. `4.5 KiB`, `100 MiB`, `512 B`.
+  public static func format(_ bytes: Int64) -> String {
+    if bytes < 1024 { return "\(bytes) B" }
+    let names = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    var value = Double(bytes)
+    var i = -1
+    while value >= 1024 && i < names.count - 1 {
+      value /= 1024
+      i += 1
+    }
+    let rounded = (value * 10).rounded() / 10
+    let text = rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+    return "\(text) \(names[i])"
+  }
+}
+
+extension StringProtocol {
+  func trimmingSpaces() -> String {
+    var s = Substring(self)
+    while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+    while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+    return String(s)
+  }
+}
+
+extension Character {
+  var isASCIIDigit: Bool { asciiValue.map { $0 >= 48 && $0 <= 57 } ?? false }
+  var asciiDigitValue: Int? { isASCIIDigit ? Int(asciiValue! - 48) : nil }
+}

@@ -1,0 +1,294 @@
+import CYAML
+
+/// Limits that keep hostile YAML from costing unbounded time or memory.
+/// Aliases are never copied: an alias shares its anchor's node, so memory
+/// stays proportional to the text, and `maxExpandedNodes`/`maxAliasNodes`
+/// bound the work of anything that walks the tree.
+public struct YAMLLimits: Sendable, Hashable {
+  /// Largest document accepted, in bytes.
+  public var maxBytes: Int = 64 << 20
+  /// Deepest nesting of sequences and mappings.
+  public var maxDepth: Int = 64
+  /// Nodes in the tree as a walker sees it, with every alias expanded.
+  public var maxExpandedNodes: Int = 8_000_000
+  /// Nodes reached through aliases, at most this or the number of nodes
+  /// written out in the text, whichever is larger.
+  public var maxAliasNodes: Int = 100_000
+
+  public init() {}
+}
+
+public enum ScalarStyle: Sendable, Hashable {
+  case plain
+  case quoted
+  case block
+}
+
+/// A YAML node with the 1-based position where it starts.
+public struct YAMLNode: Sendable {
+  public enum Kind: Sendable {
+    case scalar(String, ScalarStyle)
+    case sequence([YAMLNode])
+    case mapping([YAMLPair])
+  }
+
+  public var kind: Kind
+  public var mark: SourceMark
+  public var tag: String?
+  /// Nodes in this subtree, counting aliased subtrees in full.
+  public var weight: Int
+
+  public var kindName: String {
+    switch kind {
+    case .scalar: return isNull ? "null" : "a scalar"
+    case .sequence: return "a list"
+    case .mapping: return "a mapping"
+    }
+  }
+
+  /// Plain `~`, `null`, `Null`, `NULL` or an empty plain scalar.
+  public var isNull: Bool {
+    if case .scalar(let s, .plain) = kind, tag == nil || tag == "tag:yaml.org,2002:null" {
+      return s.isEmpty || s == "~" || s == "null" || s == "Null" || s == "NULL"
+    }
+    return false
+  }
+
+  public var scalarText: String? {
+    if case .scalar(let s, _) = kind { return s }
+    return nil
+  }
+}
+
+public struct YAMLPair: Sendable {
+  public var key: YAMLNode
+  public var value: YAMLNode
+}
+
+public struct YAMLError: Error, Sendable, Hashable {
+  public var mark: SourceMark?
+  public var message: String
+}
+
+public enum YAMLLoader {
+  /// Parses one YAML document. Returns nil for an empty document.
+  public static func load(_ bytes: [UInt8], limits: YAMLLimits = YAMLLimits()) throws(YAMLError) -> YAMLNode? {
+    if bytes.count > limits.maxBytes {
+      throw YAMLError(
+        mark: nil,
+        message: "manifest is \(ByteSize.format(Int64(bytes.count))), larger than the \(ByteSize.format(Int64(limits.maxBytes))) limit"
+      )
+    }
+    var builder = Builder(limits: limits)
+    var parser = yaml_parser_t()
+    guard yaml_parser_initialize(&parser) == 1 else {
+      throw YAMLError(mark: nil, message: "out of memory starting the YAML parser")
+    }
+    defer { yaml_parser_delete(&parser) }
+    // The parser reads from this buffer until it is deleted: keep both alive together.
+    return try bytes.withUnsafeBufferPointer { (buf) throws(YAMLError) -> YAMLNode? in
+      yaml_parser_set_input_string(&parser, buf.baseAddress ?? UnsafePointer(bitPattern: 1)!, buf.count)
+      var event = yaml_event_t()
+      while true {
+        guard yaml_parser_parse(&parser, &event) == 1 else {
+          throw syntaxError(&parser)
+        }
+        defer { yaml_event_delete(&event) }
+        if event.type == YAML_STREAM_END_EVENT { break }
+        try builder.handle(&event)
+      }
+      return builder.root
+    }
+  }
+
+  private static func syntaxError(_ parser: inout yaml_parser_t) -> YAMLError {
+    let problem = parser.problem.map { String(cString: $0) } ?? "malformed YAML"
+    var message = "YAML syntax error: \(problem)"
+    if let ctx = parser.context.map({ String(cString: $0) }) {
+      let m = parser.context_mark
+      message += " (\(ctx) at line \(m.line + 1), column \(m.column + 1))"
+    }
+    let pm = parser.problem_mark
+    var mark = SourceMark(line: Int(pm.line) + 1, column: Int(pm.column) + 1)
+    if parser.error == YAML_READER_ERROR {
+      // Reader errors carry a byte offset, not a line.
+      mark = SourceMark(line: 1, column: 1)
+      message += " at byte \(parser.problem_offset)"
+    }
+    return YAMLError(mark: mark, message: message)
+  }
+
+  private struct Frame {
+    var isMapping: Bool
+    var mark: SourceMark
+    var tag: String?
+    var anchor: String?
+    var items: [YAMLNode] = []
+    var pairs: [YAMLPair] = []
+    var pendingKey: YAMLNode? = nil
+    var weight = 1
+  }
+
+  private struct Builder {
+    let limits: YAMLLimits
+    var stack: [Frame] = []
+    var anchors: [String: YAMLNode] = [:]
+    var root: YAMLNode? = nil
+    var documents = 0
+    var realNodes = 0
+    var expandedNodes = 0
+    var aliasNodes = 0
+
+    init(limits: YAMLLimits) { self.limits = limits }
+
+    static func mark(_ m: yaml_mark_t) -> SourceMark {
+      SourceMark(line: Int(m.line) + 1, column: Int(m.column) + 1)
+    }
+
+    static func string(_ p: UnsafePointer<CChar>?) -> String? {
+      p.map { String(cString: $0) }
+    }
+
+    mutating func count(_ n: Int, alias: Bool, at mark: SourceMark) throws(YAMLError) {
+      expandedNodes += n
+      if alias {
+        aliasNodes += n
+        if aliasNodes > max(limits.maxAliasNodes, realNodes) {
+          throw YAMLError(
+            mark: mark,
+            message: "aliases expand to more than \(max(limits.maxAliasNodes, realNodes)) nodes; refusing a document that grows this much when expanded"
+          )
+        }
+      } else {
+        realNodes += n
+      }
+      if expandedNodes > limits.maxExpandedNodes {
+        throw YAMLError(mark: mark, message: "document has more than \(limits.maxExpandedNodes) nodes")
+      }
+    }
+
+    mutating func handle(_ event: inout yaml_event_t) throws(YAMLError) {
+      let mark = Builder.mark(event.start_mark)
+      switch event.type {
+      case YAML_DOCUMENT_START_EVENT:
+        documents += 1
+        if documents > 1 {
+          throw YAMLError(mark: mark, message: "a manifest holds one YAML document; found a second one here")
+        }
+      case YAML_SCALAR_EVENT:
+        try count(1, alias: false, at: mark)
+        let len = sf_yaml_scalar_length(&event)
+        let text: String
+        if let p = sf_yaml_scalar_value(&event), len > 0 {
+          text = p.withMemoryRebound(to: UInt8.self, capacity: len) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self)
+          }
+        } else {
+          text = ""
+        }
+        let style: ScalarStyle
+        switch sf_yaml_scalar_style(&event) {
+        case YAML_PLAIN_SCALAR_STYLE, YAML_ANY_SCALAR_STYLE: style = .plain
+        case YAML_LITERAL_SCALAR_STYLE, YAML_FOLDED_SCALAR_STYLE: style = .block
+        default: style = .quoted
+        }
+        let node = YAMLNode(
+          kind: .scalar(text, style), mark: mark, tag: Builder.string(sf_yaml_scalar_tag(&event)), weight: 1)
+        try emit(node, anchor: Builder.string(sf_yaml_scalar_anchor(&event)))
+      case YAML_ALIAS_EVENT:
+        let name = Builder.string(sf_yaml_alias_anchor(&event)) ?? ""
+        guard var node = anchors[name] else {
+          throw YAMLError(mark: mark, message: "alias *\(name) refers to no anchor &\(name) defined before it")
+        }
+        try count(node.weight, alias: true, at: mark)
+        node.mark = mark
+        try emit(node, anchor: nil)
+      case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+        if stack.count >= limits.maxDepth {
+          throw YAMLError(mark: mark, message: "nesting deeper than \(limits.maxDepth) levels")
+        }
+        try count(1, alias: false, at: mark)
+        let isMapping = event.type == YAML_MAPPING_START_EVENT
+        stack.append(
+          Frame(
+            isMapping: isMapping, mark: mark,
+            tag: Builder.string(isMapping ? sf_yaml_mapping_tag(&event) : sf_yaml_sequence_tag(&event)),
+            anchor: Builder.string(isMapping ? sf_yaml_mapping_anchor(&event) : sf_yaml_sequence_anchor(&event))))
+      case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+        let frame = stack.removeLast()
+        let node: YAMLNode
+        if frame.isMapping {
+          let pairs = try Builder.applyMerges(frame.pairs)
+          node = YAMLNode(kind: .mapping(pairs), mark: frame.mark, tag: frame.tag, weight: frame.weight)
+        } else {
+          node = YAMLNode(kind: .sequence(frame.items), mark: frame.mark, tag: frame.tag, weight: frame.weight)
+        }
+        try emit(node, anchor: frame.anchor)
+      default:
+        break
+      }
+    }
+
+    mutating func emit(_ node: YAMLNode, anchor: String?) throws(YAMLError) {
+      if let anchor { anchors[anchor] = node }
+      guard !stack.isEmpty else {
+        root = node
+        return
+      }
+      let i = stack.count - 1
+      stack[i].weight += node.weight
+      if stack[i].isMapping {
+        if let key = stack[i].pendingKey {
+          stack[i].pairs.append(YAMLPair(key: key, value: node))
+          stack[i].pendingKey = nil
+        } else {
+          stack[i].pendingKey = node
+        }
+      } else {
+        stack[i].items.append(node)
+      }
+    }
+
+    /// YAML merge keys: `<<: *base` or `<<: [*a, *b]` copy keys the mapping
+    /// does not set itself (earlier sources win over later ones).
+    static func applyMerges(_ pairs: [YAMLPair]) throws(YAMLError) -> [YAMLPair] {
+      guard
+        pairs.contains(where: {
+          if case .scalar("<<", .plain) = $0.key.kind { return true } else { return false }
+        })
+      else { return pairs }
+      var own: [YAMLPair] = []
+      var merged: [YAMLPair] = []
+      for pair in pairs {
+        guard case .scalar("<<", .plain) = pair.key.kind else {
+          own.append(pair)
+          continue
+        }
+        var sources: [YAMLNode] = []
+        switch pair.value.kind {
+        case .mapping: sources = [pair.value]
+        case .sequence(let items): sources = items
+        case .scalar:
+          throw YAMLError(mark: pair.value.mark, message: "merge key '<<' takes a mapping or a list of mappings")
+        }
+        for source in sources {
+          guard case .mapping(let sp) = source.kind else {
+            throw YAMLError(mark: source.mark, message: "merge key '<<' takes a mapping or a list of mappings")
+          }
+          merged.append(contentsOf: sp)
+        }
+      }
+      func keyText(_ n: YAMLNode) -> String? { n.scalarText }
+      var seen = Set(own.compactMap { keyText($0.key) })
+      var result = own
+      for pair in merged {
+        if let k = keyText(pair.key) {
+          if seen.contains(k) { continue }
+          seen.insert(k)
+        }
+        result.append(pair)
+      }
+      return result
+    }
+  }
+}

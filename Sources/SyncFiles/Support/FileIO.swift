@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Small POSIX file helpers for reading manifests.
+public enum FileIO {
+  public struct Failure: Error, Sendable {
+    public var message: String
+  }
+
+  /// Reads a whole file, refusing one larger than `limit` bytes.
+  public static func readAll(_ path: String, limit: Int) -> Result<[UInt8], Failure> {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return .failure(Failure(message: "cannot read: \(String(cString: strerror(errno)))")) }
+    defer { close(fd) }
+    var st = stat()
+    if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+      return .failure(Failure(message: "is a folder"))
+    }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        return .failure(Failure(message: "cannot read: \(String(cString: strerror(errno)))"))
+      }
+      if n == 0 { break }
+      out.append(contentsOf: chunk[0..<n])
+      if out.count > limit {
+        return .failure(
+          Failure(message: "manifest is larger than the \(ByteSize.format(Int64(limit))) limit"))
+      }
+    }
+    return .success(out)
+  }
+
+  /// Names in a folder, without `.` and `..`; nil when it cannot be listed.
+  public static func listFolder(_ path: String) -> [String]? {
+    guard let dir = opendir(path) else { return nil }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafePointer(to: entry.pointee.d_name) {
+        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+  }
+}

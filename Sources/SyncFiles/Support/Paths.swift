@@ -1,0 +1,100 @@
+/// Lexical path helpers. They never touch the file system: confinement to
+/// `root` is checked on text here, and enforced again with `openat` and
+/// `O_NOFOLLOW` when files are written.
+public enum Paths {
+  /// Makes `path` absolute against `base` and resolves `.`, `..` and
+  /// repeated slashes lexically.
+  public static func normalize(_ path: String, relativeTo base: String = "/") -> String {
+    let full = path.hasPrefix("/") ? path : base + "/" + path
+    var parts: [Substring] = []
+    for c in full.split(separator: "/", omittingEmptySubsequences: true) {
+      if c == "." { continue }
+      if c == ".." {
+        if !parts.isEmpty { parts.removeLast() }
+        continue
+      }
+      parts.append(c)
+    }
+    return "/" + parts.joined(separator: "/")
+  }
+
+  public static func folder(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    if slash == path.startIndex { return "/" }
+    return String(path[..<slash])
+  }
+
+  public static func fileName(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return path }
+    return String(path[path.index(after: slash)...])
+  }
+
+  /// File name without its last extension.
+  public static func stem(of path: String) -> String {
+    let name = fileName(of: path)
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+    return String(name[..<dot])
+  }
+
+  /// Folders from `root` (exclusive) down to the folder holding `path` (inclusive).
+  public static func ancestors(of path: String, below root: String) -> [String] {
+    var out: [String] = []
+    var p = folder(of: path)
+    while p.count > root.count && p.hasPrefix(root) {
+      out.append(p)
+      p = folder(of: p)
+    }
+    return out
+  }
+
+  public static func isInside(_ path: String, root: String) -> Bool {
+    root == "/" ? path != "/" : path.hasPrefix(root + "/")
+  }
+
+  /// Confines a manifest `destination` to `root`: relative and without `..`,
+  /// or absolute inside root. Returns the normalized relative path.
+  public static func confine(destination raw: String, root: String) -> Result<String, UnitError> {
+    if raw.isEmpty { return .failure(.init("destination is empty")) }
+    if raw.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+      return .failure(.init("destination contains a control character"))
+    }
+    if raw.hasSuffix("/") || raw.hasSuffix("/.") || raw == "." {
+      return .failure(.init("destination '\(raw)' names a folder; give the path of a file"))
+    }
+    var relative = raw
+    if raw.hasPrefix("/") {
+      if raw.split(separator: "/").contains("..") {
+        return .failure(.init("destination '\(raw)' may not contain '..'"))
+      }
+      let abs = normalize(raw)
+      guard isInside(abs, root: root) else {
+        return .failure(.init("destination '\(raw)' lies outside root '\(root)'"))
+      }
+      relative = String(abs.dropFirst(root == "/" ? 1 : root.count + 1))
+    }
+    let parts = relative.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+    if parts.contains("..") {
+      return .failure(.init("destination '\(raw)' may not contain '..': it must stay inside root"))
+    }
+    if parts.isEmpty { return .failure(.init("destination '\(raw)' names the root folder itself")) }
+    for p in parts where p.utf8.count > 255 {
+      return .failure(.init("destination has a path component longer than 255 bytes"))
+    }
+    return .success(parts.joined(separator: "/"))
+  }
+
+  /// Percent-encodes a file path for a `file://` URL.
+  public static func fileURL(forAbsolutePath path: String) -> String {
+    var out = "file://"
+    for byte in path.utf8 {
+      let c = Character(Unicode.Scalar(byte))
+      if byte < 0x80 && (c.isLetter || c.isNumber || "/-._~!$&'()*+,;=:@".contains(c)) {
+        out.append(c)
+      } else {
+        let hex = String(byte, radix: 16, uppercase: true)
+        out += "%" + (hex.count == 1 ? "0" : "") + hex
+      }
+    }
+    return out
+  }
+}

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Finds external plugin executables: first in `SYNCFILES_PLUGIN_PATH`
+/// (colon-separated folders), then on `PATH`, like git and kubectl subcommands.
+public struct PluginLocator: Sendable, Hashable {
+  public var searchPath: [String]
+
+  public init(searchPath: [String]) {
+    self.searchPath = searchPath
+  }
+
+  public init(environment: [String: String]) {
+    let own = (environment["SYNCFILES_PLUGIN_PATH"] ?? "").split(separator: ":").map(String.init)
+    let path = (environment["PATH"] ?? "").split(separator: ":").map(String.init)
+    self.init(searchPath: (own + path).filter { !$0.isEmpty })
+  }
+
+  public static func sourceExecutable(scheme: String) -> String { "syncfiles-source-\(scheme)" }
+  public static func verifierExecutable(name: String) -> String { "syncfiles-verify-\(name)" }
+
+  /// The first executable regular file named `name` on the search path.
+  public func find(_ name: String) -> String? {
+    for dir in searchPath {
+      let candidate = dir.hasSuffix("/") ? dir + name : dir + "/" + name
+      var st = stat()
+      guard stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 else {
+        continue
+      }
+      return candidate
+    }
+    return nil
+  }
+}

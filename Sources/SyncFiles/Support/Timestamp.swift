@@ -1,0 +1,145 @@
+/// An instant in UTC, whole seconds since the Unix epoch. All schedule
+/// arithmetic in syncfiles is done in UTC with proleptic Gregorian dates.
+public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+  public var seconds: Int64
+
+  public init(seconds: Int64) { self.seconds = seconds }
+
+  public static func < (a: Timestamp, b: Timestamp) -> Bool { a.seconds < b.seconds }
+
+  public static func + (t: Timestamp, d: TimeSpan) -> Timestamp {
+    Timestamp(seconds: t.seconds &+ d.seconds)
+  }
+
+  /// RFC 3339 in UTC, `2026-11-22T03:00:00Z`.
+  public var description: String { rfc3339 }
+
+  public var rfc3339: String {
+    let c = civil
+    func pad(_ v: Int, _ n: Int) -> String {
+      let s = String(v)
+      return String(repeating: "0", count: max(0, n - s.count)) + s
+    }
+    return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2))Z"
+  }
+
+  public struct Civil: Sendable, Hashable {
+    public var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
+    /// 0 = Sunday … 6 = Saturday.
+    public var weekday: Int
+  }
+
+  public var civil: Civil {
+    let days = Int(floorDiv(seconds, 86_400))
+    let secs = Int(seconds - Int64(days) * 86_400)
+    let (y, m, d) = Timestamp.civilFromDays(days)
+    return Civil(
+      year: y, month: m, day: d, hour: secs / 3600, minute: (secs / 60) % 60, second: secs % 60,
+      weekday: Timestamp.weekday(days: days))
+  }
+
+  public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
+    let days = Int64(Timestamp.daysFromCivil(year, month, day))
+    seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+  }
+
+  // Howard Hinnant's civil calendar algorithms (public domain descriptions).
+  static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
+    let y = m <= 2 ? y0 - 1 : y0
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yoe = y - era * 400
+    let mp = (m + 9) % 12
+    let doy = (153 * mp + 2) / 5 + d - 1
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+    return era * 146_097 + doe - 719_468
+  }
+
+  static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
+    let z = z0 + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let doe = z - era * 146_097
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let d = doy - (153 * mp + 2) / 5 + 1
+    let m = mp < 10 ? mp + 3 : mp - 9
+    return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+  }
+
+  static func weekday(days: Int) -> Int {
+    // 1970-01-01 was a Thursday (4).
+    let w = (days + 4) % 7
+    return w < 0 ? w + 7 : w
+  }
+
+  public static func isLeapYear(_ y: Int) -> Bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+  }
+
+  public static func daysInMonth(_ y: Int, _ m: Int) -> Int {
+    switch m {
+    case 2: return isLeapYear(y) ? 29 : 28
+    case 4, 6, 9, 11: return 30
+    default: return 31
+    }
+  }
+
+  /// Parses an RFC 3339 date-time (`2026-12-01T00:00:00Z`, `…T01:00:00.5+01:00`).
+  /// Fractions of a second are dropped. Returns nil when malformed.
+  public static func parseRFC3339(_ text: String) -> Timestamp? {
+    let b = Array(text.utf8)
+    var i = 0
+    func digits(_ n: Int) -> Int? {
+      guard i + n <= b.count else { return nil }
+      var v = 0
+      for k in 0..<n {
+        let c = b[i + k]
+        guard c >= 48 && c <= 57 else { return nil }
+        v = v * 10 + Int(c - 48)
+      }
+      i += n
+      return v
+    }
+    func expect(_ chars: [UInt8]) -> Bool {
+      guard i < b.count, chars.contains(b[i]) else { return false }
+      i += 1
+      return true
+    }
+    guard let year = digits(4), expect([45]), let month = digits(2), expect([45]),
+      let day = digits(2), expect([84, 116, 32]),  // T t space
+      let hour = digits(2), expect([58]), let minute = digits(2), expect([58]),
+      let second = digits(2)
+    else { return nil }
+    if i < b.count && b[i] == 46 {  // fraction
+      i += 1
+      let start = i
+      while i < b.count && b[i] >= 48 && b[i] <= 57 { i += 1 }
+      if i == start { return nil }
+    }
+    var offset = 0
+    guard i < b.count else { return nil }
+    if b[i] == 90 || b[i] == 122 {  // Z z
+      i += 1
+    } else if b[i] == 43 || b[i] == 45 {  // + -
+      let sign = b[i] == 43 ? 1 : -1
+      i += 1
+      guard let oh = digits(2), expect([58]), let om = digits(2), oh <= 23, om <= 59 else { return nil }
+      offset = sign * (oh * 3600 + om * 60)
+    } else {
+      return nil
+    }
+    guard i == b.count else { return nil }
+    guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month), hour <= 23, minute <= 59,
+      second <= 60
+    else { return nil }
+    // A leap second is read as the next second's start.
+    let t = Timestamp(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    return Timestamp(seconds: t.seconds - Int64(offset))
+  }
+}
+
+@inline(__always)
+func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+  let q = a / b
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+}

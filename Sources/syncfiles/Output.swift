@@ -1,0 +1,42 @@
+import SyncFiles
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// stdout carries only results; everything else goes to stderr (SPEC §2).
+enum Output {
+  static func result(_ text: String) {
+    print(text)
+  }
+
+  static func error(_ text: String) {
+    var line = text
+    if !line.hasSuffix("\n") { line += "\n" }
+    // write(2) directly: stdio's `stderr` is shared mutable state to Swift 6.
+    var bytes = Array(line.utf8)[...]
+    while !bytes.isEmpty {
+      let n = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return }
+      bytes = bytes.dropFirst(n)
+    }
+  }
+
+  static var stderrIsTTY: Bool { isatty(2) == 1 }
+}
+
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+  case text
+  case json
+}
+
+import ArgumentParser
+
+/// A command of SPEC §2 whose engine has not landed yet: says so plainly, exit 2.
+func notImplemented(_ name: String) -> ExitCode {
+  Output.error(
+    "syncfiles \(name): not implemented yet in syncfiles \(Runtime.version); `syncfiles validate` checks manifests today"
+  )
+  return ExitCode(2)
+}
