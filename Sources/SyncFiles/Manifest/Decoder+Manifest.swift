@@ -212,7 +212,8 @@ extension ManifestDecoder {
     let nonDefaultable = Keys.perFileOnly
     guard
       let f = fields(
-        isDefaults ? filtered(node, dropping: nonDefaultable) : node, what, allowed: allowed)
+        isDefaults ? filtered(node, dropping: nonDefaultable) : node, what, allowed: allowed,
+        suggestFrom: Keys.file)
     else { return nil }
     var r = FileFields()
     for (k, p) in f { r.marks[k] = p.value.mark }

@@ -48,7 +48,9 @@ struct ManifestDecoder {
 
   /// The pairs of a mapping by key, after reporting non-mappings, non-scalar
   /// keys, duplicate keys and unknown keys (with a "did you mean").
-  mutating func fields(_ node: YAMLNode, _ what: String, allowed: [String]) -> [String: YAMLPair]? {
+  mutating func fields(_ node: YAMLNode, _ what: String, allowed: [String], suggestFrom: [String]? = nil)
+    -> [String: YAMLPair]?
+  {
     guard case .mapping(let pairs) = node.kind else {
       error(node.mark, "\(what) must be a mapping, found \(node.kindName)")
       return nil
@@ -64,7 +66,7 @@ struct ManifestDecoder {
         continue
       }
       guard allowed.contains(key) else {
-        unknownKey(key, at: pair.key.mark, in: what, allowed: allowed)
+        unknownKey(key, at: pair.key.mark, in: what, allowed: suggestFrom ?? allowed)
         continue
       }
       out[key] = pair
@@ -318,9 +320,11 @@ struct ManifestDecoder {
           error(node.mark, "\(what) '\(shown)' names no file")
           return nil
         }
-        path = Paths.normalize(String(rest), relativeTo: folder)
+        // `rest` is already percent-encoded (it is a URL reference); the folder is not.
+        let encodedFolder = String(Paths.fileURL(forAbsolutePath: folder).dropFirst("file://".count))
+        path = Paths.normalize(String(rest), relativeTo: encodedFolder)
         let text = ExpandedString(
-          template: expanded.template, value: Paths.fileURL(forAbsolutePath: path), hasSecret: expanded.hasSecret)
+          template: expanded.template, value: "file://" + path, hasSecret: expanded.hasSecret)
         return SourceURL(scheme: "file", text: text, host: "", port: nil, display: shown)
       }
       if path.isEmpty || path == "/" || path.hasSuffix("/") {

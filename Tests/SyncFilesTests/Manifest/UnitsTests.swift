@@ -1,0 +1,88 @@
+import Testing
+
+@testable import SyncFiles
+
+@Suite struct SizeTests {
+  @Test(arguments: [
+    ("500", Int64(500)), ("0", 0), ("4.5KiB", 4608), ("10MiB", 10_485_760), ("4.7GB", 4_700_000_000),
+    ("1kb", 1000), ("1 KiB", 1024), ("2TiB", 2 << 40), ("1.5MB", 1_500_000), ("12B", 12),
+    ("0.5GiB", 536_870_912),
+  ])
+  func parsesSIAndIEC(text: String, bytes: Int64) throws {
+    #expect(try ByteSize.parse(text).get() == bytes)
+  }
+
+  @Test(arguments: ["", "-1", "-4KiB", "KiB", "4.5.1KiB", "10 parsecs", "1e6", "99999999999999999999", "8EiB"])
+  func rejectsMalformed(text: String) {
+    #expect(throws: UnitError.self) { try ByteSize.parse(text).get() }
+  }
+
+  @Test func rates() throws {
+    #expect(try ByteSize.parseRate("500000").get() == 500_000)
+    #expect(try ByteSize.parseRate("20MB").get() == 20_000_000)
+    #expect(try ByteSize.parseRate("20MB/s").get() == 20_000_000)
+    #expect(throws: UnitError.self) { try ByteSize.parseRate("20MB/h").get() }
+  }
+
+  @Test func formatsHumanSizes() {
+    #expect(ByteSize.format(512) == "512 B")
+    #expect(ByteSize.format(4608) == "4.5 KiB")
+    #expect(ByteSize.format(100 << 20) == "100 MiB")
+  }
+}
+
+@Suite struct DurationTests {
+  @Test(arguments: [
+    ("30s", Int64(30)), ("15m", 900), ("6h", 21_600), ("1d", 86_400), ("1w", 604_800), ("1h30m", 5400),
+    ("1d2h3m4s", 93_784), ("0s", 0), ("90M", 5400),
+  ])
+  func parses(text: String, seconds: Int64) throws {
+    #expect(try TimeSpan.parse(text).get().seconds == seconds)
+  }
+
+  @Test(arguments: ["", "30", "-5m", "h", "1x", "30m1h", "1h1h", "5 m", "1.5h", "9999999999999999999w"])
+  func rejects(text: String) {
+    #expect(throws: UnitError.self) { try TimeSpan.parse(text).get() }
+  }
+
+  @Test func suggestsAUnitForABareNumber() {
+    guard case .failure(let e) = TimeSpan.parse("30") else {
+      Issue.record("accepted a bare number")
+      return
+    }
+    #expect(e.message.contains("did you mean '30s'"))
+  }
+
+  @Test func printsCanonically() {
+    #expect(TimeSpan(seconds: 5400).description == "1h30m")
+    #expect(TimeSpan(seconds: 0).description == "0s")
+  }
+}
+
+@Suite struct TimestampTests {
+  @Test func parsesRFC3339() throws {
+    #expect(Timestamp.parseRFC3339("1970-01-01T00:00:00Z")?.seconds == 0)
+    #expect(Timestamp.parseRFC3339("2026-12-01T00:00:00Z")?.rfc3339 == "2026-12-01T00:00:00Z")
+    #expect(Timestamp.parseRFC3339("2026-12-01T01:30:00+01:30")?.rfc3339 == "2026-12-01T00:00:00Z")
+    #expect(Timestamp.parseRFC3339("2026-12-01t00:00:00.123z")?.rfc3339 == "2026-12-01T00:00:00Z")
+    #expect(Timestamp.parseRFC3339("2024-02-29T12:00:00-05:00")?.rfc3339 == "2024-02-29T17:00:00Z")
+    #expect(Timestamp.parseRFC3339("1969-12-31T23:59:59Z")?.seconds == -1)
+  }
+
+  @Test(arguments: [
+    "2026-12-01", "2026-13-01T00:00:00Z", "2025-02-29T00:00:00Z", "2026-12-01T24:00:00Z",
+    "2026-12-01T00:00:00", "2026-12-01T00:00:00+0100", "26-12-01T00:00:00Z", "2026-12-01T00:00:00Z ",
+    "tomorrow",
+  ])
+  func rejects(text: String) {
+    #expect(Timestamp.parseRFC3339(text) == nil)
+  }
+
+  @Test func civilRoundTripsAcrossCenturies() {
+    for days in stride(from: -800_000, through: 800_000, by: 997) {
+      let (y, m, d) = Timestamp.civilFromDays(days)
+      #expect(Timestamp.daysFromCivil(y, m, d) == days)
+    }
+    #expect(Timestamp(year: 2000, month: 2, day: 29).civil.weekday == 2)  // a Tuesday
+  }
+}
