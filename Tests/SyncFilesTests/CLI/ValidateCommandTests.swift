@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+/// Runs the built `syncfiles` binary, as a user or a script would.
+struct Run {
+  var status: Int32
+  var stdout: String
+  var stderr: String
+}
+
+func syncfilesBinary() throws -> String {
+  if let env = ProcessInfo.processInfo.environment["SYNCFILES_BIN"] { return env }
+  // The test bundle sits beside the binaries it was built with.
+  var candidates: [URL] = []
+  for bundle in Bundle.allBundles {
+    candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("syncfiles"))
+    candidates.append(bundle.bundleURL.appendingPathComponent("syncfiles"))
+  }
+  candidates.append(URL(fileURLWithPath: packageRoot + "/.build/debug/syncfiles"))
+  for c in candidates where FileManager.default.isExecutableFile(atPath: c.path) { return c.path }
+  throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "syncfiles binary"])
+}
+
+func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:]) throws -> Run {
+  let p = Process()
+  p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
+  p.arguments = args
+  if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+  var environment = ProcessInfo.processInfo.environment
+  for (k, v) in env { environment[k] = v }
+  p.environment = environment
+  let out = Pipe()
+  let err = Pipe()
+  p.standardOutput = out
+  p.standardError = err
+  try p.run()
+  // Read both pipes before waiting, so a large output cannot block the child.
+  let o = out.fileHandleForReading.readDataToEndOfFile()
+  let e = err.fileHandleForReading.readDataToEndOfFile()
+  p.waitUntilExit()
+  return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+}
+
+@Suite struct ValidateCommandTests {
+  @Test func quickstartIsValid() throws {
+    let r = try run(["validate", "Examples/quickstart"], cwd: packageRoot)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout == "ok: 1 manifest, 2 files, 0 warnings\n")
+    #expect(r.stderr.isEmpty)
+  }
+
+  @Test func errorsGoToStderrWithFileLineColumnAndExit2() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    write(
+      "version: 1\nfiles:\n  - id: a\n    url: https://example.org/a\n    destinaton: a.bin\n    max_bytes: 1MiB\n",
+      to: dir + "/m.yaml")
+    let r = try run(["validate", "m.yaml"], cwd: dir)
+    #expect(r.status == 2)
+    #expect(r.stderr.contains("m.yaml:5:5: error: unknown key 'destinaton' in a file entry; did you mean 'destination'?\n"))
+    #expect(r.stderr.contains("m.yaml:3:5: error: file entry 'a' is missing required key 'destination'\n"))
+    #expect(r.stdout == "invalid: 2 errors, 0 warnings\n")
+  }
+
+  @Test func warningsAloneExit0() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    write("version: 1\nfiles:\n  - id: a\n    url: https://example.org/a\n    destination: a\n    schedule: every 1m\n", to: dir + "/m.yaml")
+    let r = try run(["validate", dir + "/m.yaml"])
+    #expect(r.status == 0)
+    #expect(r.stderr.contains("/m.yaml:6:15: warning: schedule 'every 1m' is due as often as every 1m"))
+  }
+
+  @Test func jsonIsOneObjectOnStdout() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    write("version: 1\nfiles:\n  - id: a\n    url: nope\n    destination: a\n", to: dir + "/m.yaml")
+    let r = try run(["validate", "--format", "json", "m.yaml"], cwd: dir)
+    #expect(r.status == 2)
+    #expect(r.stderr.isEmpty)
+    let obj = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    #expect(obj["valid"] as? Bool == false)
+    #expect(obj["errors"] as? Int == 1)
+    let diags = try #require(obj["diagnostics"] as? [[String: Any]])
+    #expect(diags.first?["file"] as? String == "m.yaml")
+    #expect(diags.first?["line"] as? Int == 4)
+    #expect(diags.first?["column"] as? Int == 10)
+    #expect(diags.first?["severity"] as? String == "error")
+  }
+
+  @Test func secretsNeverReachOutput() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    write(
+      "version: 1\nfiles:\n  - id: a\n    url: 'https://example.org/a?t=${TOK}'\n    destination: a\n    headers: { Authorization: \"Bearer ${TOK}\", X-Bad: \"${BAD}\" }\n",
+      to: dir + "/m.yaml")
+    let r = try run(["validate", "--format", "json", "m.yaml"], cwd: dir, env: ["TOK": "topsecret-123", "BAD": "a\nb-topsecret"])
+    #expect(r.status == 2)
+    #expect(!r.stdout.contains("topsecret") && !r.stderr.contains("topsecret"))
+    #expect(r.stdout.contains("header 'X-Bad' contains a line break"))
+  }
+
+  @Test func usageErrorsExit2() throws {
+    var r = try run(["validate"])
+    #expect(r.status == 2)
+    #expect(r.stderr.contains("Missing expected argument"))
+    r = try run(["validate", "--format", "xml", "x.yaml"])
+    #expect(r.status == 2)
+    r = try run(["frobnicate"])
+    #expect(r.status == 2)
+    r = try run(["validate", "/nonexistent/m.yaml"])
+    #expect(r.status == 2)
+    #expect(r.stderr == "/nonexistent/m.yaml: error: cannot read: No such file or directory\n")
+  }
+
+  @Test func commandsNotBuiltYetSaySoAndExit2() throws {
+    for cmd in [["plan", "m.yaml"], ["apply", "m.yaml"], ["status"], ["plugins"]] {
+      let r = try run(cmd)
+      #expect(r.status == 2, "\(cmd)")
+      #expect(r.stdout.isEmpty)
+      #expect(r.stderr.contains("not implemented yet"), "\(cmd)")
+    }
+  }
+
+  @Test func helpAndVersion() throws {
+    var r = try run(["--help"])
+    #expect(r.status == 0)
+    for word in ["apply", "plan", "validate", "status", "plugins", "Exit codes"] {
+      #expect(r.stdout.contains(word), "\(word)")
+    }
+    r = try run(["--version"])
+    #expect(r.status == 0)
+    #expect(r.stdout.hasPrefix("syncfiles 0.1.0 (libcurl 7."))
+    #expect(r.stdout.contains("libyaml 0.2.5"))
+  }
+}
