@@ -1,3 +1,4 @@
+import ArgumentParser
 import SyncFiles
 
 #if canImport(Glibc)
@@ -30,8 +31,6 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
   case text
   case json
 }
-
-import ArgumentParser
 
 /// A command of SPEC §2 whose engine has not landed yet: says so plainly, exit 2.
 func notImplemented(_ name: String) -> ExitCode {

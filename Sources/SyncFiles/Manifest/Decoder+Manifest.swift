@@ -325,7 +325,9 @@ extension ManifestDecoder {
         error(p.key.mark, "header names in \(what) must be plain words")
         continue
       }
-      let isToken = !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "!#$%&'*+-.^_`|~".contains($0)) }
+      let isToken =
+        !name.isEmpty
+        && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "!#$%&'*+-.^_`|~".contains($0)) }
       guard isToken else {
         error(p.key.mark, "'\(name)' is not a valid HTTP header name")
         continue
@@ -337,7 +339,8 @@ extension ManifestDecoder {
       }
       seen[lower] = p.key.mark
       if Keys.managedHeaders.contains(lower) {
-        error(p.key.mark, "header '\(name)' is managed by syncfiles (resume, revalidation and encoding) and cannot be set")
+        error(
+          p.key.mark, "header '\(name)' is managed by syncfiles (resume, revalidation and encoding) and cannot be set")
         continue
       }
       guard let raw = string(p.value, "header '\(name)'"), let value = expand(p.value, raw, "header '\(name)'") else {
@@ -404,7 +407,8 @@ extension ManifestDecoder {
       guard let path = plugins.find(executable) else {
         error(
           p.value.mark,
-          "verify plugin '\(name)' not found: looked for an executable '\(executable)' in SYNCFILES_PLUGIN_PATH and PATH")
+          "verify plugin '\(name)' not found: looked for an executable '\(executable)' in SYNCFILES_PLUGIN_PATH and PATH"
+        )
         continue
       }
       var with = JSONValue.object([])

@@ -8,6 +8,8 @@ struct ManifestDecoder {
   let environment: [String: String]
   let plugins: PluginLocator
   var diagnostics: [Diagnostic] = []
+  /// Values substituted from the environment: no diagnostic may contain one.
+  private var substituted: Set<String> = []
   /// Stop reporting after this many problems in one manifest.
   let maxDiagnostics = 500
   private var suppressed = 0
@@ -28,7 +30,13 @@ struct ManifestDecoder {
       suppressed += 1
       return
     }
-    diagnostics.append(Diagnostic(file: file, mark: mark, severity: severity, message: message))
+    // Last line of defence: messages are built from the text as written, but
+    // should any part of an expanded value slip in, it is masked here.
+    var text = message
+    for value in substituted where text.contains(value) {
+      text = text.replacingAll(value, with: "<redacted>")
+    }
+    diagnostics.append(Diagnostic(file: file, mark: mark, severity: severity, message: text))
   }
 
   mutating func error(_ mark: SourceMark?, _ message: String) { report(.error, mark, message) }
@@ -231,6 +239,7 @@ struct ManifestDecoder {
         } else if let value = environment[name] {
           out += value
           substituted = true
+          if value.count >= 4 { self.substituted.insert(value) }
         } else {
           error(markInScalar(node, offset: i), "environment variable \(name) is not set (used in \(what))")
           ok = false
@@ -257,6 +266,9 @@ struct ManifestDecoder {
     guard let raw = string(node, what), let expanded = expand(node, raw, what) else { return nil }
     let value = expanded.revealed
     let shown = expanded.template
+    let secret = expanded.hasSecret
+    /// A part of the expanded URL, quoted for a message, or hidden when a ${VAR} may have produced it.
+    func part(_ p: some StringProtocol) -> String { secret ? "(after ${VAR} expansion)" : "'\(p)'" }
     if value.isEmpty {
       error(node.mark, "\(what) is empty")
       return nil
@@ -280,10 +292,12 @@ struct ManifestDecoder {
     switch scheme {
     case "http", "https":
       guard rest.hasPrefix("//") else {
-        error(node.mark, "\(what) '\(shown)' must start with \(scheme)://")
+        error(node.mark, "\(what) '\(shown)' must start with \(secret ? "a scheme and //" : scheme + "://")")
         return nil
       }
-      guard let auth = authority(rest.dropFirst(2), node: node, what: what, shown: shown) else { return nil }
+      guard let auth = authority(rest.dropFirst(2), node: node, what: what, shown: shown, secret: secret) else {
+        return nil
+      }
       guard !auth.host.isEmpty else {
         error(node.mark, "\(what) '\(shown)' has no host")
         return nil
@@ -308,7 +322,7 @@ struct ManifestDecoder {
         let slash = afterSlashes.firstIndex(of: "/") ?? afterSlashes.endIndex
         let host = afterSlashes[..<slash]
         if !host.isEmpty && host.lowercased() != "localhost" {
-          error(node.mark, "\(what) '\(shown)': file URLs name a local path; host '\(host)' is not supported")
+          error(node.mark, "\(what) '\(shown)': file URLs name a local path; host \(part(host)) is not supported")
           return nil
         }
         path = String(afterSlashes[slash...])
@@ -339,13 +353,17 @@ struct ManifestDecoder {
       if plugins.find(executable) == nil {
         error(
           node.mark,
-          "no plugin serves '\(scheme):' URLs: looked for an executable '\(executable)' in SYNCFILES_PLUGIN_PATH and PATH (built in: http, https, file)"
+          secret
+            ? "\(what) '\(shown)': no plugin serves its scheme (after ${VAR} expansion) (built in: http, https, file)"
+            : "no plugin serves '\(scheme):' URLs: looked for an executable '\(executable)' in SYNCFILES_PLUGIN_PATH and PATH (built in: http, https, file)"
         )
         return nil
       }
       var host = ""
       var port: Int? = nil
-      if rest.hasPrefix("//"), let auth = authority(rest.dropFirst(2), node: node, what: what, shown: shown) {
+      if rest.hasPrefix("//"),
+        let auth = authority(rest.dropFirst(2), node: node, what: what, shown: shown, secret: secret)
+      {
         host = auth.host.lowercased()
         port = auth.port
       }
@@ -354,7 +372,7 @@ struct ManifestDecoder {
     }
   }
 
-  private mutating func authority(_ s: Substring, node: YAMLNode, what: String, shown: String) -> (
+  private mutating func authority(_ s: Substring, node: YAMLNode, what: String, shown: String, secret: Bool) -> (
     userinfo: String?, host: String, port: Int?
   )? {
     let end = s.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? s.endIndex
@@ -373,7 +391,9 @@ struct ManifestDecoder {
       }
       host = auth[...close]
       let after = auth[auth.index(after: close)...]
-      if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty {
+      if after.hasPrefix(":") {
+        portText = after.dropFirst()
+      } else if !after.isEmpty {
         error(node.mark, "\(what) '\(shown)' has a malformed host")
         return nil
       }
@@ -384,13 +404,13 @@ struct ManifestDecoder {
       host = auth
     }
     if host.contains(where: { "\\{}|^`\"<>".contains($0) }) {
-      error(node.mark, "\(what) '\(shown)' has a malformed host '\(host)'")
+      error(node.mark, "\(what) '\(shown)' has a malformed host\(secret ? "" : " '\(host)'")")
       return nil
     }
     var port: Int? = nil
     if let p = portText {
       guard !p.isEmpty, p.allSatisfy(\.isASCIIDigit), let v = Int(p), (1...65535).contains(v) else {
-        error(node.mark, "\(what) '\(shown)' has an invalid port '\(p)' (1-65535)")
+        error(node.mark, "\(what) '\(shown)' has an invalid port\(secret ? "" : " '\(p)'") (1-65535)")
         return nil
       }
       port = v

@@ -105,7 +105,8 @@ public struct ManifestLoader: Sendable {
         set.diagnostics.append(
           Diagnostic(
             file: m.path, mark: SourceMark(line: 1, column: 1), severity: .error,
-            message: "manifest name '\(m.name)' is also the name of \(first.path); task ids would collide (set 'name:')"))
+            message: "manifest name '\(m.name)' is also the name of \(first.path); task ids would collide (set 'name:')"
+          ))
       } else {
         names[m.name] = m
       }
@@ -118,7 +119,8 @@ public struct ManifestLoader: Sendable {
         set.diagnostics.append(
           Diagnostic(
             file: m.path, mark: m.journalMark, severity: .error,
-            message: "journal '\(j)' differs from '\(other.journal!)' named by \(other.path); one session has one journal"))
+            message:
+              "journal '\(j)' differs from '\(other.journal!)' named by \(other.path); one session has one journal"))
       }
       journals[j] = journals[j] ?? m
     }

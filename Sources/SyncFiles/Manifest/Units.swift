@@ -127,7 +127,9 @@ public enum ByteSize {
       multiplier = u.1
     } else {
       return .failure(
-        .init("malformed size '\(s)': unknown unit '\(s[idx...].trimmingSpaces())' (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)"))
+        .init(
+          "malformed size '\(s)': unknown unit '\(s[idx...].trimmingSpaces())' (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)"
+        ))
     }
     let (w, o1) = whole.multipliedReportingOverflow(by: multiplier)
     if o1 { return .failure(.init("size '\(s)' is too large")) }
@@ -168,6 +170,21 @@ extension StringProtocol {
     while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
     while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
     return String(s)
+  }
+}
+
+extension String {
+  /// Every occurrence of `target` replaced (the library does not use Foundation).
+  func replacingAll(_ target: String, with replacement: String) -> String {
+    guard !target.isEmpty else { return self }
+    var out = ""
+    var rest = Substring(self)
+    while let r = rest.firstRange(of: target) {
+      out += rest[..<r.lowerBound]
+      out += replacement
+      rest = rest[r.upperBound...]
+    }
+    return out + rest
   }
 }
 

@@ -76,7 +76,8 @@ public enum YAMLLoader {
     if bytes.count > limits.maxBytes {
       throw YAMLError(
         mark: nil,
-        message: "manifest is \(ByteSize.format(Int64(bytes.count))), larger than the \(ByteSize.format(Int64(limits.maxBytes))) limit"
+        message:
+          "manifest is \(ByteSize.format(Int64(bytes.count))), larger than the \(ByteSize.format(Int64(limits.maxBytes))) limit"
       )
     }
     var builder = Builder(limits: limits)
@@ -156,7 +157,8 @@ public enum YAMLLoader {
         if aliasNodes > max(limits.maxAliasNodes, realNodes) {
           throw YAMLError(
             mark: mark,
-            message: "aliases expand to more than \(max(limits.maxAliasNodes, realNodes)) nodes; refusing a document that grows this much when expanded"
+            message:
+              "aliases expand to more than \(max(limits.maxAliasNodes, realNodes)) nodes; refusing a document that grows this much when expanded"
           )
         }
       } else {

@@ -20,7 +20,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
       let s = String(v)
       return String(repeating: "0", count: max(0, n - s.count)) + s
     }
-    return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2))Z"
+    return
+      "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2))Z"
   }
 
   public struct Civil: Sendable, Hashable {

@@ -38,7 +38,8 @@ func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:]) thro
   let o = out.fileHandleForReading.readDataToEndOfFile()
   let e = err.fileHandleForReading.readDataToEndOfFile()
   p.waitUntilExit()
-  return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+  return Run(
+    status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
 }
 
 @Suite struct ValidateCommandTests {
@@ -57,7 +58,8 @@ func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:]) thro
       to: dir + "/m.yaml")
     let r = try run(["validate", "m.yaml"], cwd: dir)
     #expect(r.status == 2)
-    #expect(r.stderr.contains("m.yaml:5:5: error: unknown key 'destinaton' in a file entry; did you mean 'destination'?\n"))
+    #expect(
+      r.stderr.contains("m.yaml:5:5: error: unknown key 'destinaton' in a file entry; did you mean 'destination'?\n"))
     #expect(r.stderr.contains("m.yaml:3:5: error: file entry 'a' is missing required key 'destination'\n"))
     #expect(r.stdout == "invalid: 2 errors, 0 warnings\n")
   }
@@ -65,7 +67,9 @@ func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:]) thro
   @Test func warningsAloneExit0() throws {
     let dir = makeTempDir()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    write("version: 1\nfiles:\n  - id: a\n    url: https://example.org/a\n    destination: a\n    schedule: every 1m\n", to: dir + "/m.yaml")
+    write(
+      "version: 1\nfiles:\n  - id: a\n    url: https://example.org/a\n    destination: a\n    schedule: every 1m\n",
+      to: dir + "/m.yaml")
     let r = try run(["validate", dir + "/m.yaml"])
     #expect(r.status == 0)
     #expect(r.stderr.contains("/m.yaml:6:15: warning: schedule 'every 1m' is due as often as every 1m"))
@@ -94,7 +98,8 @@ func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:]) thro
     write(
       "version: 1\nfiles:\n  - id: a\n    url: 'https://example.org/a?t=${TOK}'\n    destination: a\n    headers: { Authorization: \"Bearer ${TOK}\", X-Bad: \"${BAD}\" }\n",
       to: dir + "/m.yaml")
-    let r = try run(["validate", "--format", "json", "m.yaml"], cwd: dir, env: ["TOK": "topsecret-123", "BAD": "a\nb-topsecret"])
+    let r = try run(
+      ["validate", "--format", "json", "m.yaml"], cwd: dir, env: ["TOK": "topsecret-123", "BAD": "a\nb-topsecret"])
     #expect(r.status == 2)
     #expect(!r.stdout.contains("topsecret") && !r.stderr.contains("topsecret"))
     #expect(r.stdout.contains("header 'X-Bad' contains a line break"))

@@ -12,7 +12,8 @@ private func manifest(name: String? = nil, root: String? = nil, journal: String?
   if let journal { s += "journal: \(journal)\n" }
   s += "files:\n"
   for (id, dest) in files {
-    s += "  - id: \(id)\n    url: https://example.org/\(id)\n    destination: \(dest)\n    max_bytes: 1MiB\n    expected_bytes: 1\n"
+    s +=
+      "  - id: \(id)\n    url: https://example.org/\(id)\n    destination: \(dest)\n    max_bytes: 1MiB\n    expected_bytes: 1\n"
   }
   return s
 }
@@ -42,10 +43,11 @@ private func manifest(name: String? = nil, root: String? = nil, journal: String?
     defer { try? FileManager.default.removeItem(atPath: dir) }
     try? FileManager.default.createDirectory(atPath: dir + "/empty", withIntermediateDirectories: true)
     let set = load(dir, ["nope.yaml", "empty"])
-    #expect(set.diagnostics.map(\.description) == [
-      "nope.yaml: error: cannot read: No such file or directory",
-      "empty: warning: folder holds no *.yaml or *.yml manifest",
-    ])
+    #expect(
+      set.diagnostics.map(\.description) == [
+        "nope.yaml: error: cannot read: No such file or directory",
+        "empty: warning: folder holds no *.yaml or *.yml manifest",
+      ])
   }
 
   @Test func sameFileTwiceIsReadOnce() {
@@ -90,7 +92,9 @@ private func manifest(name: String? = nil, root: String? = nil, journal: String?
     write(manifest(files: [("deep", "data/x/y.csv"), ("blocker", "data/x")]), to: dir + "/a.yaml")
     let e = errors(load(dir, ["a.yaml"]).diagnostics)
     #expect(e.count == 1)
-    #expect(e.first?.message.contains("needs a folder at '\(dir)/data/x', which is the destination file of 'a/blocker'") == true)
+    #expect(
+      e.first?.message.contains("needs a folder at '\(dir)/data/x', which is the destination file of 'a/blocker'")
+        == true)
   }
 
   @Test func duplicateManifestNames() {
@@ -117,7 +121,8 @@ private func manifest(name: String? = nil, root: String? = nil, journal: String?
   @Test func largeManifestLoadsLinearly() {
     var text = "version: 1\nfiles:\n"
     for i in 0..<10_000 {
-      text += "  - {id: f\(i), url: 'https://example.org/\(i)', destination: 'd/f\(i)', expected_bytes: 1MiB, max_bytes: 2MiB}\n"
+      text +=
+        "  - {id: f\(i), url: 'https://example.org/\(i)', destination: 'd/f\(i)', expected_bytes: 1MiB, max_bytes: 2MiB}\n"
     }
     let (m, d) = decode(text)
     #expect(m?.files.count == 10_000)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SyncFiles
@@ -38,7 +39,8 @@ struct Bad: CustomTestStringConvertible, Sendable {
       // Replace a key the base entry already has, or add it.
       let key = l.split(separator: ":")[0]
       if text.contains("    \(key):") {
-        text = text.split(separator: "\n").map { $0.hasPrefix("    \(key):") ? "    " + l : String($0) }
+        text =
+          text.split(separator: "\n").map { $0.hasPrefix("    \(key):") ? "    " + l : String($0) }
           .joined(separator: "\n") + "\n"
       } else {
         text += "    " + l + "\n"
@@ -205,5 +207,3 @@ extension String {
     return replacingCharacters(in: r, with: b)
   }
 }
-
-import Foundation

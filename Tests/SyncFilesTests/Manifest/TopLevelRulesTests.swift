@@ -123,7 +123,9 @@ private func top(_ lines: String) -> String { "version: 1\n" + lines + oneFile }
     (_, d) = decode(top("hooks: { on_complete: notify datasets }\n"))
     #expect(errors(d).first?.message.contains("[\"notify\", \"datasets\"]") == true)
     (_, d) = decode(top("hooks: { on_change: [x] }\n"))
-    #expect(errors(d).first?.message == "unknown key 'on_change' in hooks; 'on_change' belongs in a file entry (under files:)")
+    #expect(
+      errors(d).first?.message == "unknown key 'on_change' in hooks; 'on_change' belongs in a file entry (under files:)"
+    )
   }
 
   @Test func defaultsApplyUnlessTheFileSetsThem() throws {
@@ -161,10 +163,11 @@ private func top(_ lines: String) -> String { "version: 1\n" + lines + oneFile }
 
   @Test func defaultsCannotNameOneFile() {
     let (_, d) = decode("version: 1\ndefaults:\n  url: https://x/\n  destinaton: a\n" + oneFile)
-    #expect(errors(d).map(\.message) == [
-      "'url' names one file and cannot have a default; set it in each file entry",
-      "unknown key 'destinaton' in defaults; did you mean 'destination'?",
-    ])
+    #expect(
+      errors(d).map(\.message) == [
+        "'url' names one file and cannot have a default; set it in each file entry",
+        "unknown key 'destinaton' in defaults; did you mean 'destination'?",
+      ])
   }
 
   @Test func defaultsErrorsAreReportedOnce() {
@@ -195,7 +198,8 @@ private func top(_ lines: String) -> String { "version: 1\n" + lines + oneFile }
     // Unknown top-level keys are errors, even ones used as anchors' homes.
     let (_, d) = decode(text)
     #expect(errors(d).first?.message.contains("unknown key 'x-common'") == true)
-    let ok = text.replacingFirst("x-common: &common\n  schedule: every 6h\n", with: "defaults: &common\n  schedule: every 6h\n")
+    let ok = text.replacingFirst(
+      "x-common: &common\n  schedule: every 6h\n", with: "defaults: &common\n  schedule: every 6h\n")
     let (m, d2) = decode(ok)
     #expect(errors(d2).isEmpty, "\(d2)")
     #expect(m?.files.first?.schedule == .every(.hours(6)))
@@ -252,6 +256,21 @@ private func top(_ lines: String) -> String { "version: 1\n" + lines + oneFile }
     #expect(!d.contains { $0.message.contains("SECRET") })
   }
 
+  /// Found by the fuzzer: a variable's value forming part of a URL's scheme,
+  /// host or port must not be quoted back in the error.
+  @Test func partsOfURLsMadeFromSecretsAreNotQuoted() {
+    let secret = "secret-token"
+    let urls = [
+      "${T}htt-us://example:verify-r--", "https://${T}@/a", "https://ex${T}:0/a", "https://h:${T}/a",
+      "file://${T}/a", "https://h/${T} x", "s3${T}://b/k",
+    ]
+    for u in urls {
+      let (_, d) = decode(entry().replacingFirst("url: https://example.org/a", with: "url: '\(u)'"), env: ["T": secret])
+      #expect(!errors(d).isEmpty, "\(u) accepted")
+      #expect(!d.contains { $0.message.contains(secret) }, "\(u): \(d)")
+    }
+  }
+
   @Test func literalSecretsWarn() {
     var (_, d) = decode(entry("headers: { Authorization: \"Bearer abc\" }"))
     #expect(warnings(d).contains { $0.message.contains("secret written in the manifest") })
@@ -278,7 +297,8 @@ private func top(_ lines: String) -> String { "version: 1\n" + lines + oneFile }
 
   @Test func unboundedHTTPS() {
     var (_, d) = decode(entry("expected_bytes: 1"))
-    #expect(warnings(d).map(\.message) == ["nothing bounds or verifies what 'a' installs: add sha256, or at least max_bytes"])
+    #expect(
+      warnings(d).map(\.message) == ["nothing bounds or verifies what 'a' installs: add sha256, or at least max_bytes"])
     (_, d) = decode(entry("expected_bytes: 1", "max_bytes: 1MiB"))
     #expect(warnings(d).isEmpty)
   }
@@ -297,13 +317,15 @@ private func top(_ lines: String) -> String { "version: 1\n" + lines + oneFile }
   @Test func thousandsOfTinyFiles() {
     var text = "version: 1\nfiles:\n"
     for i in 0..<1000 {
-      text += "  - {id: f\(i), url: 'https://example.org/\(i)', destination: f\(i), expected_bytes: 1KiB, max_bytes: 4KiB}\n"
+      text +=
+        "  - {id: f\(i), url: 'https://example.org/\(i)', destination: f\(i), expected_bytes: 1KiB, max_bytes: 4KiB}\n"
     }
     let (m, d) = decode(text)
     #expect(m?.files.count == 1000)
-    #expect(warnings(d).map(\.message) == [
-      "1000 files of at most 64 KiB in one manifest: each costs a request, a sync and a rename; consider serving them as one archive"
-    ])
+    #expect(
+      warnings(d).map(\.message) == [
+        "1000 files of at most 64 KiB in one manifest: each costs a request, a sync and a rename; consider serving them as one archive"
+      ])
   }
 
   @Test func worldWritableMode() {
