@@ -1,0 +1,264 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+public struct JournalError: Error, Sendable, CustomStringConvertible {
+  public enum Kind: Sendable { case locked, notAJournal, io }
+  public var kind: Kind
+  public var message: String
+  public var description: String { message }
+}
+
+/// The journal: one append-only file of records, each one line
+/// `LENGTH CRC32 JSON\n` after a header line `syncfiles-journal 1`.
+/// A record holds the whole latest state of one task, so the last record
+/// of a task wins and compaction keeps one record per task.
+///
+/// A torn or damaged line (bad length, bad checksum, no newline at the end)
+/// is skipped when reading; a writer first cuts a torn tail off.
+public enum JournalFormat {
+  public static let header = "syncfiles-journal 1\n"
+
+  /// The encoded line for one record.
+  static func line(_ payload: JSONValue) -> [UInt8] {
+    let body = Array(payload.serialized().utf8)
+    let crc = CRC32.checksum(body)
+    let hex = String(crc, radix: 16)
+    return Array("\(body.count) \(String(repeating: "0", count: 8 - hex.count) + hex) ".utf8) + body + [0x0A]
+  }
+
+  public struct Contents: Sendable {
+    public var tasks: [String: TaskState] = [:]
+    /// Records that could not be read (torn tail, damage), skipped.
+    public var dropped = 0
+    /// Records read, including superseded ones.
+    public var records = 0
+    /// Bytes up to the end of the last good line (where a writer appends).
+    public var validLength = 0
+  }
+
+  /// Decodes a journal's bytes. Nil when they are not a syncfiles journal.
+  public static func decode(_ bytes: [UInt8]) -> Contents? {
+    var c = Contents()
+    if bytes.isEmpty { return c }
+    let h = Array(header.utf8)
+    guard bytes.count >= h.count, Array(bytes[0..<h.count]) == h else {
+      // A torn header (a crash while creating the file) is an empty journal.
+      if bytes.count < h.count, Array(h[0..<bytes.count]) == bytes { return c }
+      return nil
+    }
+    var i = h.count
+    c.validLength = i
+    while i < bytes.count {
+      guard let nl = bytes[i...].firstIndex(of: 0x0A) else {
+        c.dropped += 1  // torn tail: no newline
+        break
+      }
+      defer { i = nl + 1 }
+      let line = bytes[i..<nl]
+      guard let s1 = line.firstIndex(of: 0x20), let len = Int(String(decoding: line[i..<s1], as: UTF8.self)),
+        s1 + 10 <= nl, line[s1 + 9] == 0x20,
+        let crc = UInt32(String(decoding: line[(s1 + 1)..<(s1 + 9)], as: UTF8.self), radix: 16)
+      else {
+        c.dropped += 1
+        continue
+      }
+      let body = line[(s1 + 10)...]
+      guard body.count == len, CRC32.checksum(body) == crc,
+        let v = try? JSONValue.parse(String(decoding: body, as: UTF8.self))
+      else {
+        c.dropped += 1
+        continue
+      }
+      c.records += 1
+      c.validLength = nl + 1
+      if let t = TaskState(json: v) { c.tasks[t.id] = t }
+    }
+    return c
+  }
+}
+
+/// A journal opened for writing by the one `apply` that holds its lock.
+public final class JournalWriter {
+  public let path: String
+  public private(set) var contents: JournalFormat.Contents
+  private var fd: Int32
+  private let lock: JournalLock
+  private var size: Int
+  /// Compact when the file is this many times larger than one record per task.
+  public var compactionFactor = 4
+  /// …and at least this large.
+  public var compactionFloor = 256 * 1024
+
+  /// Takes the lock (failing at once if another process holds it), reads the
+  /// journal, and cuts off any torn tail so appends start on a clean line.
+  public init(path: String) throws(JournalError) {
+    self.path = path
+    try JournalWriter.makeFolder(of: path)
+    lock = try JournalLock.acquire(journal: path)
+    // A compaction killed before its rename leaves this behind: it is not the journal.
+    unlink(path + ".compact")
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw JournalError(kind: .io, message: "cannot open journal \(path): \(errnoText())") }
+    self.fd = fd
+    let bytes: [UInt8]
+    switch FileIO.readAll(path, limit: Int.max) {
+    case .success(let b): bytes = b
+    case .failure(let e):
+      close(fd)
+      throw JournalError(kind: .io, message: "cannot read journal \(path): \(e.message)")
+    }
+    guard let c = JournalFormat.decode(bytes) else {
+      close(fd)
+      throw JournalError(kind: .notAJournal, message: "\(path) is not a syncfiles journal; refusing to touch it")
+    }
+    contents = c
+    size = c.validLength
+    if c.validLength == 0 {
+      size = 0
+      ftruncate(fd, 0)
+      try append(Array(JournalFormat.header.utf8))
+    } else if c.validLength < bytes.count {
+      guard ftruncate(fd, off_t(c.validLength)) == 0 else {
+        throw JournalError(kind: .io, message: "cannot cut the torn tail of \(path): \(errnoText())")
+      }
+    }
+  }
+
+  deinit { close(fd) }
+
+  private func append(_ bytes: [UInt8]) throws(JournalError) {
+    var done = 0
+    while done < bytes.count {
+      let n = bytes[done...].withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(size + done)) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { throw JournalError(kind: .io, message: "cannot write journal \(path): \(errnoText())") }
+      done += n
+    }
+    size += bytes.count
+  }
+
+  /// Records a task's new state (appended; call `sync` to make it durable).
+  public func record(_ state: TaskState) throws(JournalError) {
+    try append(JournalFormat.line(state.json))
+    contents.tasks[state.id] = state
+    contents.records += 1
+  }
+
+  /// Makes every record so far durable.
+  public func sync() throws(JournalError) {
+    guard fdatasync(fd) == 0 else { throw JournalError(kind: .io, message: "cannot sync journal \(path): \(errnoText())") }
+  }
+
+  public var needsCompaction: Bool {
+    size > compactionFloor && contents.records > compactionFactor * max(1, contents.tasks.count)
+  }
+
+  /// Rewrites the journal with one record per task: write a new file, fsync
+  /// it, rename it over the journal, fsync the folder. A kill at any point
+  /// leaves either the old journal or the new one.
+  public func compact() throws(JournalError) {
+    let tmp = path + ".compact"
+    let nfd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard nfd >= 0 else { throw JournalError(kind: .io, message: "cannot create \(tmp): \(errnoText())") }
+    var out = Array(JournalFormat.header.utf8)
+    for id in contents.tasks.keys.sorted() { out += JournalFormat.line(contents.tasks[id]!.json) }
+    var done = 0
+    while done < out.count {
+      let n = out[done...].withUnsafeBytes { write(nfd, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else {
+        close(nfd)
+        unlink(tmp)
+        throw JournalError(kind: .io, message: "cannot write \(tmp): \(errnoText())")
+      }
+      done += n
+    }
+    // After a failed fsync the pages may be dropped: never retry, discard the file.
+    guard fsync(nfd) == 0 else {
+      close(nfd)
+      unlink(tmp)
+      throw JournalError(kind: .io, message: "cannot sync \(tmp): \(errnoText())")
+    }
+    guard rename(tmp, path) == 0 else {
+      close(nfd)
+      unlink(tmp)
+      throw JournalError(kind: .io, message: "cannot replace \(path): \(errnoText())")
+    }
+    JournalWriter.syncFolder(of: path)
+    close(fd)
+    fd = nfd
+    size = out.count
+    contents.records = contents.tasks.count
+    contents.dropped = 0
+  }
+
+  static func makeFolder(of path: String) throws(JournalError) {
+    let folder = Paths.folder(of: path)
+    var partial = ""
+    for c in folder.split(separator: "/") {
+      partial += "/" + c
+      if mkdir(partial, 0o755) != 0 && errno != EEXIST {
+        throw JournalError(kind: .io, message: "cannot create folder \(partial) for the journal: \(errnoText())")
+      }
+    }
+  }
+
+  static func syncFolder(of path: String) {
+    let dfd = open(Paths.folder(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if dfd >= 0 {
+      fsync(dfd)
+      close(dfd)
+    }
+  }
+}
+
+/// Reads a journal without taking its lock (for `plan` and `status`).
+public enum JournalReader {
+  public static func read(path: String) throws(JournalError) -> JournalFormat.Contents {
+    var st = stat()
+    if stat(path, &st) != 0 && errno == ENOENT { return JournalFormat.Contents() }
+    switch FileIO.readAll(path, limit: Int.max) {
+    case .success(let bytes):
+      guard let c = JournalFormat.decode(bytes) else {
+        throw JournalError(kind: .notAJournal, message: "\(path) is not a syncfiles journal")
+      }
+      return c
+    case .failure(let e):
+      throw JournalError(kind: .io, message: "cannot read journal \(path): \(e.message)")
+    }
+  }
+}
+
+/// An exclusive flock on `JOURNAL.lock`, opened with O_CLOEXEC so hooks and
+/// plugins never inherit it. The holder's pid is written inside.
+final class JournalLock {
+  private let fd: Int32
+
+  private init(fd: Int32) { self.fd = fd }
+
+  static func acquire(journal: String) throws(JournalError) -> JournalLock {
+    let path = journal + ".lock"
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw JournalError(kind: .io, message: "cannot open lock \(path): \(errnoText())") }
+    if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+      let holder = FileIO.readAll(path, limit: 64).map { String(decoding: $0, as: UTF8.self) }
+      close(fd)
+      let pid = (try? holder.get())?.split(separator: "\n").first.map(String.init) ?? "?"
+      throw JournalError(kind: .locked, message: "another syncfiles apply (pid \(pid)) holds the journal \(journal)")
+    }
+    ftruncate(fd, 0)
+    let text = Array("\(getpid())\n".utf8)
+    _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+    return JournalLock(fd: fd)
+  }
+
+  deinit {
+    flock(fd, LOCK_UN)
+    close(fd)
+  }
+}
+
+func errnoText() -> String { String(cString: strerror(errno)) }

@@ -1,0 +1,115 @@
+/// What the journal remembers about one task between runs.
+public struct TaskState: Sendable, Hashable {
+  public enum Outcome: String, Sendable, Hashable {
+    case installed, unchanged, failed, interrupted
+  }
+
+  /// The installed destination as syncfiles left it.
+  public struct Installed: Sendable, Hashable {
+    public var size: Int64
+    /// Modification time in nanoseconds since the epoch, to notice edits behind our back.
+    public var mtimeNs: Int64
+    public var etag: String?
+    public var lastModified: String?
+    public var sha256: String?
+    public init(size: Int64, mtimeNs: Int64, etag: String? = nil, lastModified: String? = nil, sha256: String? = nil) {
+      self.size = size
+      self.mtimeNs = mtimeNs
+      self.etag = etag
+      self.lastModified = lastModified
+      self.sha256 = sha256
+    }
+  }
+
+  /// Partial data held for a resume, and the validators it was started under.
+  public struct Partial: Sendable, Hashable {
+    public var path: String
+    public var offset: Int64
+    public var totalBytes: Int64?
+    public var etag: String?
+    public var lastModified: String?
+    public init(
+      path: String, offset: Int64, totalBytes: Int64? = nil, etag: String? = nil, lastModified: String? = nil
+    ) {
+      self.path = path
+      self.offset = offset
+      self.totalBytes = totalBytes
+      self.etag = etag
+      self.lastModified = lastModified
+    }
+  }
+
+  public var id: String
+  /// Fingerprint of the manifest entry that produced this state (url, destination, checks).
+  public var fingerprint: String?
+  public var lastCheck: Timestamp?
+  /// Schedules count from the last successful check.
+  public var lastSuccess: Timestamp?
+  public var lastOutcome: Outcome?
+  public var lastError: String?
+  public var lastBytes: Int64?
+  public var httpStatus: Int?
+  public var installed: Installed?
+  public var partial: Partial?
+  /// Consecutive failed runs.
+  public var failures: Int = 0
+  public var backoffUntil: Timestamp?
+
+  public init(id: String) { self.id = id }
+}
+
+extension TaskState {
+  var json: JSONValue {
+    var o: [(String, JSONValue)] = [("t", .string("task")), ("id", .string(id))]
+    func put(_ k: String, _ v: JSONValue?) { if let v { o.append((k, v)) } }
+    put("fp", fingerprint.map(JSONValue.string))
+    put("last_check", lastCheck.map { .string($0.rfc3339) })
+    put("last_success", lastSuccess.map { .string($0.rfc3339) })
+    put("outcome", lastOutcome.map { .string($0.rawValue) })
+    put("error", lastError.map(JSONValue.string))
+    put("bytes", lastBytes.map(JSONValue.int))
+    put("http_status", httpStatus.map { .int(Int64($0)) })
+    if let i = installed {
+      var io: [(String, JSONValue)] = [("size", .int(i.size)), ("mtime_ns", .int(i.mtimeNs))]
+      if let e = i.etag { io.append(("etag", .string(e))) }
+      if let l = i.lastModified { io.append(("last_modified", .string(l))) }
+      if let s = i.sha256 { io.append(("sha256", .string(s))) }
+      o.append(("installed", .object(io)))
+    }
+    if let p = partial {
+      var po: [(String, JSONValue)] = [("path", .string(p.path)), ("offset", .int(p.offset))]
+      if let t = p.totalBytes { po.append(("total", .int(t))) }
+      if let e = p.etag { po.append(("etag", .string(e))) }
+      if let l = p.lastModified { po.append(("last_modified", .string(l))) }
+      o.append(("partial", .object(po)))
+    }
+    if failures > 0 { o.append(("failures", .int(Int64(failures)))) }
+    put("backoff_until", backoffUntil.map { .string($0.rfc3339) })
+    return .object(o)
+  }
+
+  init?(json v: JSONValue) {
+    guard v["t"]?.stringValue == "task", let id = v["id"]?.stringValue else { return nil }
+    self.init(id: id)
+    func time(_ k: String) -> Timestamp? { v[k]?.stringValue.flatMap(Timestamp.parseRFC3339) }
+    fingerprint = v["fp"]?.stringValue
+    lastCheck = time("last_check")
+    lastSuccess = time("last_success")
+    lastOutcome = v["outcome"]?.stringValue.flatMap(Outcome.init(rawValue:))
+    lastError = v["error"]?.stringValue
+    lastBytes = v["bytes"]?.intValue
+    httpStatus = v["http_status"]?.intValue.map { Int($0) }
+    if let i = v["installed"], let size = i["size"]?.intValue, let m = i["mtime_ns"]?.intValue {
+      installed = Installed(
+        size: size, mtimeNs: m, etag: i["etag"]?.stringValue, lastModified: i["last_modified"]?.stringValue,
+        sha256: i["sha256"]?.stringValue)
+    }
+    if let p = v["partial"], let path = p["path"]?.stringValue, let off = p["offset"]?.intValue {
+      partial = Partial(
+        path: path, offset: off, totalBytes: p["total"]?.intValue, etag: p["etag"]?.stringValue,
+        lastModified: p["last_modified"]?.stringValue)
+    }
+    failures = Int(v["failures"]?.intValue ?? 0)
+    backoffUntil = time("backoff_until")
+  }
+}

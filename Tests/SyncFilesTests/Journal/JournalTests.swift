@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+
+@testable import SyncFiles
+
+private func sample(_ id: String, _ n: Int = 0) -> TaskState {
+  var t = TaskState(id: id)
+  t.fingerprint = "fp-\(n)"
+  t.lastCheck = Timestamp(seconds: 1_800_000_000 + Int64(n))
+  t.lastSuccess = t.lastCheck
+  t.lastOutcome = .installed
+  t.lastBytes = Int64(100 * n)
+  t.httpStatus = 200
+  t.installed = .init(size: 4608, mtimeNs: 1_800_000_000_123_456_789, etag: "\"abc\"", lastModified: "Sat, 21 Nov 2026 19:00:00 GMT", sha256: String(repeating: "a", count: 64))
+  t.partial = .init(path: "/srv/.x.syncfiles-partial", offset: 41 << 20, totalBytes: 100 << 20, etag: "\"v2\"")
+  t.failures = n % 3
+  t.backoffUntil = n % 3 == 0 ? nil : Timestamp(seconds: 1_900_000_000)
+  t.lastError = n % 2 == 0 ? nil : "HTTP 503 from https://example.org/x \"quoted\"\nsecond line"
+  return t
+}
+
+@Suite final class JournalTests {
+  let dir = makeTempDir()
+  var path: String { dir + "/state/journal" }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  @Test func roundTrip() throws {
+    do {
+      let w = try JournalWriter(path: path)
+      for i in 0..<50 { try w.record(sample("m/f\(i)", i)) }
+      try w.sync()
+    }
+    let c = try JournalReader.read(path: path)
+    #expect(c.tasks.count == 50)
+    #expect(c.dropped == 0)
+    for i in 0..<50 { #expect(c.tasks["m/f\(i)"] == sample("m/f\(i)", i)) }
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(text.hasPrefix("syncfiles-journal 1\n"))
+  }
+
+  @Test func lastRecordOfATaskWins() throws {
+    do {
+      let w = try JournalWriter(path: path)
+      try w.record(sample("m/a", 1))
+      try w.record(sample("m/b", 2))
+      try w.record(sample("m/a", 3))
+    }
+    let c = try JournalReader.read(path: path)
+    #expect(c.tasks["m/a"] == sample("m/a", 3))
+    #expect(c.records == 3)
+  }
+
+  /// Cut the file at every byte offset inside its last record: the last
+  /// record is dropped, every earlier one kept, and a writer appends cleanly.
+  @Test func tornTailAtEveryOffsetOfTheLastRecord() throws {
+    do {
+      let w = try JournalWriter(path: path)
+      try w.record(sample("m/a", 1))
+      try w.record(sample("m/b", 2))
+      try w.record(sample("m/c", 3))
+    }
+    let full = try Data(contentsOf: URL(fileURLWithPath: path))
+    let lastStart = full.dropLast().lastIndex(of: 0x0A)! + 1
+    for cut in lastStart..<full.count {
+      try full.prefix(cut).write(to: URL(fileURLWithPath: path))
+      let c = try JournalReader.read(path: path)
+      #expect(c.tasks.count == 2, "cut at \(cut)")
+      #expect(c.tasks["m/b"] == sample("m/b", 2))
+      #expect(c.dropped == (cut == lastStart ? 0 : 1))
+      // The next writer cuts the torn tail and appends after the good records.
+      do {
+        let w = try JournalWriter(path: path)
+        try w.record(sample("m/d", 4))
+      }
+      let again = try JournalReader.read(path: path)
+      #expect(again.tasks.keys.sorted() == ["m/a", "m/b", "m/d"], "cut at \(cut)")
+      #expect(again.dropped == 0)
+    }
+  }
+
+  @Test func randomGarbageAppendedIsDropped() throws {
+    var rng = SystemRandomNumberGenerator()
+    for round in 0..<20 {
+      try? FileManager.default.removeItem(atPath: path)
+      do {
+        let w = try JournalWriter(path: path)
+        try w.record(sample("m/a", round))
+      }
+      let h = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+      h.seekToEndOfFile()
+      h.write(Data((0..<Int.random(in: 1...400, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
+      try h.close()
+      let c = try JournalReader.read(path: path)
+      #expect(c.tasks["m/a"] == sample("m/a", round))
+      #expect(c.tasks.count == 1)
+    }
+  }
+
+  @Test func damagedRecordInTheMiddleIsSkipped() throws {
+    do {
+      let w = try JournalWriter(path: path)
+      for i in 0..<3 { try w.record(sample("m/f\(i)", i)) }
+    }
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    let secondLine = bytes.firstIndex(of: 0x0A)! + 1
+    let thirdLine = bytes[secondLine...].firstIndex(of: 0x0A)! + 1
+    bytes[thirdLine + 30] ^= 0x01  // flip a bit inside record 2's JSON
+    try bytes.write(to: URL(fileURLWithPath: path))
+    let c = try JournalReader.read(path: path)
+    #expect(c.dropped == 1)
+    #expect(c.tasks.keys.sorted() == ["m/f0", "m/f2"])
+  }
+
+  @Test func compactionKeepsTheLatestStateOfEveryTask() throws {
+    let w = try JournalWriter(path: path)
+    w.compactionFloor = 1024
+    for round in 0..<20 {
+      for i in 0..<10 { try w.record(sample("m/f\(i)", round * 10 + i)) }
+    }
+    #expect(w.needsCompaction)
+    let before = try JournalReader.read(path: path)
+    try w.compact()
+    #expect(!w.needsCompaction)
+    let after = try JournalReader.read(path: path)
+    #expect(after.tasks == before.tasks)
+    #expect(after.records == 10)
+    let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+    // Appends after compaction go to the new file.
+    try w.record(sample("m/new", 1))
+    let more = try JournalReader.read(path: path)
+    #expect(more.tasks.count == 11)
+    #expect((try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int) > size)
+  }
+
+  /// A compaction killed before its rename leaves `journal.compact` beside
+  /// an intact journal; killed after, the new journal is complete.
+  @Test func killedCompactionLeavesAReadableJournal() throws {
+    do {
+      let w = try JournalWriter(path: path)
+      for i in 0..<5 { try w.record(sample("m/f\(i)", i)) }
+    }
+    let before = try JournalReader.read(path: path)
+    // Killed mid-write: a half-written compact file exists.
+    let half = JournalFormat.header + "123 deadbeef {\"t\":\"ta"
+    try half.write(toFile: path + ".compact", atomically: false, encoding: .utf8)
+    #expect(try JournalReader.read(path: path).tasks == before.tasks)
+    // The next writer removes it and carries on.
+    do {
+      let w = try JournalWriter(path: path)
+      try w.record(sample("m/f9", 9))
+    }
+    #expect(!FileManager.default.fileExists(atPath: path + ".compact"))
+    #expect(try JournalReader.read(path: path).tasks.count == 6)
+  }
+
+  @Test func aSecondWriterIsRefusedAndNamesTheHolder() throws {
+    let w = try JournalWriter(path: path)
+    do {
+      _ = try JournalWriter(path: path)
+      Issue.record("a second writer got the lock")
+    } catch {
+      #expect(error.kind == .locked)
+      #expect(error.message.contains("pid \(getpid())"))
+    }
+    // Readers never block.
+    #expect(try JournalReader.read(path: path).tasks.isEmpty)
+    _ = w
+  }
+
+  @Test func notAJournalIsRefusedUntouched() throws {
+    try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true)
+    try "important notes\n".write(toFile: path, atomically: false, encoding: .utf8)
+    #expect(throws: JournalError.self) { try JournalWriter(path: path) }
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "important notes\n")
+  }
+
+  @Test func missingJournalReadsEmpty() throws {
+    let c = try JournalReader.read(path: dir + "/none/journal")
+    #expect(c.tasks.isEmpty && c.dropped == 0)
+  }
+
+  @Test func location() {
+    let m = [Manifest(path: "m.yaml", absolutePath: "/etc/m.yaml", name: "m", root: "/srv", journal: "/etc/j")]
+    func loc(_ flag: String?, _ env: [String: String], _ ms: [Manifest], root: Bool = false) -> String {
+      JournalLocation.resolve(flag: flag, environment: env, manifests: ms, isRoot: root, workingDirectory: "/w")
+    }
+    #expect(loc("j", ["SYNCFILES_JOURNAL": "/e"], m) == "/w/j")
+    #expect(loc(nil, ["SYNCFILES_JOURNAL": "/e"], m) == "/e")
+    #expect(loc(nil, [:], m) == "/etc/j")
+    #expect(loc(nil, ["XDG_STATE_HOME": "/x", "HOME": "/h"], []) == "/x/syncfiles/journal")
+    #expect(loc(nil, ["HOME": "/h"], []) == "/h/.local/state/syncfiles/journal")
+    #expect(loc(nil, ["HOME": "/h"], [], root: true) == "/var/lib/syncfiles/journal")
+  }
+
+  @Test func jsonParserRoundTrips() throws {
+    let v = JSONValue.object([
+      ("s", .string("é \"q\" \\ \n \u{1} 😀")), ("i", .int(-42)), ("d", .double(1.5)), ("b", .bool(false)),
+      ("n", .null), ("a", .array([.int(1), .object([])])),
+    ])
+    #expect(try JSONValue.parse(v.serialized()) == v)
+    #expect(try JSONValue.parse(#"{"x":"\ud83d\ude00\u00e9"}"#)["x"]?.stringValue == "😀é")
+    for bad in ["", "{", "[1,]", "{\"a\" 1}", "tru", "\"\\x\"", "1 2", String(repeating: "[", count: 100)] {
+      #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(bad) }
+    }
+  }
+
+  @Test func crc32MatchesZlib() {
+    #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+    #expect(CRC32.checksum([]) == 0)
+  }
+}
