@@ -1,14 +1,41 @@
 import ArgumentParser
+import SyncFiles
 
 struct Plan: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Show what apply would do for each task, and why; nothing is transferred or written.")
+    abstract: "Show what apply would do for each task, and why; nothing is transferred or written.",
+    discussion: """
+      For each file: its action (download, resume, revalidate, skip, wait), \
+      the bytes it would move, and the reason; then totals, the disk preflight \
+      per file system, and the session's limits. Offline: it reads the \
+      manifests, the journal (without locking it) and the file system.
 
-  @Option(help: "The journal file.") var journal: String?
-  @Option(help: "Output format on stdout: text or json.") var format: OutputFormat = .text
-  @Option(help: "Evaluate schedules as if it were TIME (RFC 3339).") var now: String?
-  @Flag(help: "Ask the servers (HEAD / conditional requests) to refine the plan.") var remote = false
+      Examples:
+        syncfiles plan /etc/syncfiles.d
+        syncfiles plan --now 2026-12-01T03:00:00Z --format json manifest.yaml
+      """)
+
+  @OptionGroup var session: SessionOptions
+  @Flag(help: "Ask the servers (HEAD / conditional requests) to refine the plan (not implemented yet).")
+  var remote = false
+  @Option(help: "Only tasks matching ID (name/id or a glob); repeatable.") var only: [String] = []
+  @Flag(help: "Plan as apply --force would: ignore schedules, not_before and backoff.") var force = false
   @Argument(help: "Manifest files or folders of manifests.") var paths: [String]
 
-  func run() throws { throw notImplemented("plan") }
+  func run() throws {
+    if remote { throw notImplemented("plan --remote") }
+    try PlanOutput.run(paths: paths, session: session, options: PlanOptions(force: force, only: only))
+  }
+}
+
+enum PlanOutput {
+  static func run(paths: [String], session: SessionOptions, options: PlanOptions) throws {
+    let now = try session.clock()
+    let loaded = try LoadedSession.load(paths: paths, options: session)
+    let plan = loaded.plan(now: now, options: options)
+    switch session.format {
+    case .json: Output.result(PlanReport.json(plan).serialized())
+    case .text: Output.result(PlanReport.text(plan))
+    }
+  }
 }

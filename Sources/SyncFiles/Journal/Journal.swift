@@ -149,7 +149,9 @@ public final class JournalWriter {
 
   /// Makes every record so far durable.
   public func sync() throws(JournalError) {
-    guard fdatasync(fd) == 0 else { throw JournalError(kind: .io, message: "cannot sync journal \(path): \(errnoText())") }
+    guard fdatasync(fd) == 0 else {
+      throw JournalError(kind: .io, message: "cannot sync journal \(path): \(errnoText())")
+    }
   }
 
   public var needsCompaction: Bool {

@@ -119,8 +119,8 @@ func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:]) thro
   }
 
   @Test func commandsNotBuiltYetSaySoAndExit2() throws {
-    for cmd in [["plan", "m.yaml"], ["apply", "m.yaml"], ["status"], ["plugins"]] {
-      let r = try run(cmd)
+    for cmd in [["plan", "--remote", "Examples/quickstart"], ["apply", "Examples/quickstart"], ["plugins"]] {
+      let r = try run(cmd, cwd: packageRoot)
       #expect(r.status == 2, "\(cmd)")
       #expect(r.stdout.isEmpty)
       #expect(r.stderr.contains("not implemented yet"), "\(cmd)")

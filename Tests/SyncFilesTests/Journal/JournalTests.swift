@@ -11,7 +11,9 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
   t.lastOutcome = .installed
   t.lastBytes = Int64(100 * n)
   t.httpStatus = 200
-  t.installed = .init(size: 4608, mtimeNs: 1_800_000_000_123_456_789, etag: "\"abc\"", lastModified: "Sat, 21 Nov 2026 19:00:00 GMT", sha256: String(repeating: "a", count: 64))
+  t.installed = .init(
+    size: 4608, mtimeNs: 1_800_000_000_123_456_789, etag: "\"abc\"", lastModified: "Sat, 21 Nov 2026 19:00:00 GMT",
+    sha256: String(repeating: "a", count: 64))
   t.partial = .init(path: "/srv/.x.syncfiles-partial", offset: 41 << 20, totalBytes: 100 << 20, etag: "\"v2\"")
   t.failures = n % 3
   t.backoffUntil = n % 3 == 0 ? nil : Timestamp(seconds: 1_900_000_000)

@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What the file system says about one path.
+public struct FileFact: Sendable, Hashable {
+  public var size: Int64
+  public var mtimeNs: Int64
+  public var isRegular: Bool
+  public init(size: Int64, mtimeNs: Int64, isRegular: Bool = true) {
+    self.size = size
+    self.mtimeNs = mtimeNs
+    self.isRegular = isRegular
+  }
+}
+
+/// The file system holding a folder.
+public struct DiskFact: Sendable, Hashable {
+  public var device: UInt64
+  public var mountPoint: String
+  public var freeBytes: Int64
+  public init(device: UInt64, mountPoint: String, freeBytes: Int64) {
+    self.device = device
+    self.mountPoint = mountPoint
+    self.freeBytes = freeBytes
+  }
+}
+
+/// Everything the planner needs from outside: gathered once, then the
+/// planner is a pure function of it.
+public struct Facts: Sendable {
+  /// Keyed by absolute path; absent = the path does not exist.
+  public var files: [String: FileFact] = [:]
+  /// Keyed by destination folder.
+  public var disks: [String: DiskFact] = [:]
+  public var now: Timestamp
+  /// Local wall-clock minute of the day (0…1439), for `conditions.window`.
+  public var localMinuteOfDay: Int
+  /// Seconds past the local minute, so a window's start can be given exactly.
+  public var localSecond: Int = 0
+  public var onACPower: Bool
+
+  public init(now: Timestamp, localMinuteOfDay: Int, onACPower: Bool) {
+    self.now = now
+    self.localMinuteOfDay = localMinuteOfDay
+    self.onACPower = onACPower
+  }
+}
+
+/// Reads the facts from this machine.
+public enum FactGatherer {
+  public static func gather(for manifests: [Manifest], journal: [String: TaskState], now: Timestamp) -> Facts {
+    var t = time_t(now.seconds)
+    var tmv = tm()
+    localtime_r(&t, &tmv)
+    var facts = Facts(
+      now: now, localMinuteOfDay: Int(tmv.tm_hour) * 60 + Int(tmv.tm_min), onACPower: onACPower())
+    facts.localSecond = Int(tmv.tm_sec)
+    var disksByFolder: [String: DiskFact] = [:]
+    for m in manifests {
+      for e in m.files {
+        if let f = fact(at: e.destinationPath) { facts.files[e.destinationPath] = f }
+        let partial = journal[e.qualifiedID]?.partial?.path ?? PartialFile.path(for: e.destinationPath)
+        if let f = fact(at: partial) { facts.files[partial] = f }
+        let folder = Paths.folder(of: e.destinationPath)
+        if facts.disks[folder] == nil {
+          facts.disks[folder] = disk(for: folder, cache: &disksByFolder)
+        }
+      }
+    }
+    return facts
+  }
+
+  public static func fact(at path: String) -> FileFact? {
+    var st = stat()
+    guard stat(path, &st) == 0 else { return nil }
+    let ns = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+    return FileFact(size: Int64(st.st_size), mtimeNs: ns, isRegular: (st.st_mode & S_IFMT) == S_IFREG)
+  }
+
+  /// The file system of the nearest existing folder at or above `folder`.
+  static func disk(for folder: String, cache: inout [String: DiskFact]) -> DiskFact? {
+    var p = folder
+    var missing: [String] = []
+    var st = stat()
+    while stat(p, &st) != 0 {
+      if let c = cache[p] { return c }
+      missing.append(p)
+      if p == "/" { return nil }
+      p = Paths.folder(of: p)
+    }
+    if let c = cache[p] {
+      for m in missing { cache[m] = c }
+      return c
+    }
+    var vfs = statvfs()
+    guard statvfs(p, &vfs) == 0 else { return nil }
+    let device = UInt64(st.st_dev)
+    // The mount point: climb while the parent is on the same device.
+    var mount = p
+    while mount != "/" {
+      let parent = Paths.folder(of: mount)
+      var ps = stat()
+      guard stat(parent, &ps) == 0, UInt64(ps.st_dev) == device else { break }
+      mount = parent
+    }
+    let d = DiskFact(device: device, mountPoint: mount, freeBytes: Int64(vfs.f_bavail) * Int64(vfs.f_frsize))
+    for m in missing + [p] { cache[m] = d }
+    return d
+  }
+
+  /// On mains power, per /sys/class/power_supply; a machine with no mains
+  /// supply listed (a server, a container) counts as on mains.
+  public static func onACPower(root: String = "/sys/class/power_supply") -> Bool {
+    guard let names = FileIO.listFolder(root) else { return true }
+    var sawMains = false
+    for n in names {
+      let type = (try? FileIO.readAll(root + "/" + n + "/type", limit: 64).get()).map {
+        String(decoding: $0, as: UTF8.self).trimmingSpaces().trimmingCharacters(in: "\n")
+      }
+      guard type == "Mains" else { continue }
+      sawMains = true
+      let online = (try? FileIO.readAll(root + "/" + n + "/online", limit: 16).get()).map {
+        String(decoding: $0, as: UTF8.self).trimmingCharacters(in: "\n")
+      }
+      if online == "1" { return true }
+    }
+    return !sawMains
+  }
+}
+
+/// Where partial data of a destination lives: hidden, in the destination's own folder.
+public enum PartialFile {
+  public static func path(for destination: String) -> String {
+    Paths.folder(of: destination) + "/." + Paths.fileName(of: destination) + ".syncfiles-partial"
+  }
+}
+
+extension String {
+  func trimmingCharacters(in set: Character) -> String {
+    var s = Substring(self)
+    while s.last == set { s = s.dropLast() }
+    while s.first == set { s = s.dropFirst() }
+    return String(s)
+  }
+}

@@ -1,0 +1,253 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Options that change what is due.
+public struct PlanOptions: Sendable, Hashable {
+  /// Ignore schedules, `not_before` and backoff (requests stay conditional).
+  public var force = false
+  /// Only tasks whose id matches one of these (`name/id` or a glob); empty = all.
+  public var only: [String] = []
+  public init(force: Bool = false, only: [String] = []) {
+    self.force = force
+    self.only = only
+  }
+}
+
+/// The planner: a pure function of manifests, journal state, facts and
+/// options. Everything `plan` shows is computed here, and `apply` executes
+/// exactly this.
+public enum Planner {
+  public static func plan(
+    manifests: [Manifest], journal: [String: TaskState], facts: Facts, options: PlanOptions = PlanOptions(),
+    journalPath: String
+  ) -> SessionPlan {
+    var tasks: [PlannedTask] = []
+    tasks.reserveCapacity(manifests.reduce(0) { $0 + $1.files.count })
+    for m in manifests {
+      for e in m.files {
+        tasks.append(
+          planTask(e, conditions: m.conditions, state: journal[e.qualifiedID], facts: facts, options: options))
+      }
+    }
+    return SessionPlan(
+      session: sessionID(manifests: manifests, journal: journalPath), now: facts.now, journal: journalPath,
+      tasks: tasks, disk: diskChecks(tasks, facts: facts), limits: Limits.merged(manifests.map(\.limits)))
+  }
+
+  /// A stable id for the session: the journal and the manifests it reads.
+  static func sessionID(manifests: [Manifest], journal: String) -> String {
+    let key = ([journal] + manifests.map(\.absolutePath)).joined(separator: "\n")
+    let h = String(fnv1a(key), radix: 16)
+    return String(repeating: "0", count: 16 - h.count) + h
+  }
+
+  /// Identifies what an entry fetches and how it is checked; when it changes,
+  /// what was installed or held partially no longer counts.
+  public static func fingerprint(_ e: FileEntry) -> String {
+    let key = [e.url.display, e.destinationPath, e.sha256 ?? "", e.maxBytes.map(String.init) ?? ""]
+      .joined(separator: "\u{1}")
+    let h = String(fnv1a(key), radix: 16)
+    return String(repeating: "0", count: 16 - h.count) + h
+  }
+
+  static func fnv1a(_ s: String) -> UInt64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for b in s.utf8 {
+      h ^= UInt64(b)
+      h = h &* 0x100_0000_01b3
+    }
+    return h
+  }
+
+  static func matches(_ id: String, patterns: [String]) -> Bool {
+    patterns.isEmpty || patterns.contains { p in p == id || fnmatch(p, id, 0) == 0 }
+  }
+
+  // MARK: - One task
+
+  static func planTask(
+    _ e: FileEntry, conditions: Conditions, state: TaskState?, facts: Facts, options: PlanOptions
+  ) -> PlannedTask {
+    let partialPath = state?.partial?.path ?? PartialFile.path(for: e.destinationPath)
+    var t = PlannedTask(
+      entry: e, action: .skip, reason: "", bytesToTransfer: nil, nextDue: nil, partialPath: partialPath)
+    let now = facts.now
+
+    guard matches(e.qualifiedID, patterns: options.only) else {
+      t.reason = "not selected by --only"
+      return t
+    }
+
+    // 1. What would happen if nothing held it back.
+    let fp = fingerprint(e)
+    let sourceChanged = state?.fingerprint.map { $0 != fp } ?? false
+    let dest = facts.files[e.destinationPath]
+    let held = sourceChanged ? nil : resumable(state?.partial, fact: facts.files[partialPath])
+
+    func download(_ why: String) {
+      t.action = .download
+      t.reason = why
+      t.bytesToTransfer = e.expectedBytes
+    }
+    func resume(_ p: TaskState.Partial, size: Int64, prefix: String) {
+      t.action = .resume
+      t.resumeOffset = size
+      let total = e.expectedBytes ?? p.totalBytes
+      let of = total.map { " of \(ByteSize.format($0))" } ?? ""
+      let validator = p.etag.map { isStrongETag($0) ? "ETag" : nil } ?? nil
+      t.reason = "\(prefix)partial \(ByteSize.format(size))\(of) held, resumable with \(validator ?? "Last-Modified")"
+      t.bytesToTransfer = total.map { max(0, $0 - size) }
+    }
+
+    if let dest, !dest.isRegular {
+      download("destination is not a regular file; apply will refuse to replace it")
+    } else if dest == nil {
+      if let (p, size) = held {
+        resume(p, size: size, prefix: "")
+      } else if state?.installed != nil && !sourceChanged {
+        download("destination deleted since install — will download again")
+      } else {
+        download("destination missing")
+      }
+    } else if sourceChanged {
+      download("manifest entry changed (url, destination or checks) since the last install — will download")
+    } else if let inst = state?.installed, inst.size != dest!.size || inst.mtimeNs != dest!.mtimeNs {
+      download("destination changed on disk since install — will re-download")
+    } else if let (p, size) = held {
+      resume(p, size: size, prefix: "update interrupted: ")
+    } else if state?.installed == nil {
+      t.action = .revalidate
+      t.reason = "destination exists but is not in the journal: revalidate against its modification time"
+      t.bytesToTransfer = 0
+    } else {
+      scheduled(&t, e.schedule, last: state?.lastSuccess ?? state?.lastCheck, now: now, force: options.force)
+    }
+
+    // When it is due next, after this run.
+    if t.runs {
+      t.nextDue = nextAfterRun(e.schedule, now: now)
+    }
+    guard t.runs else { return t }
+
+    // 2. What holds it back: not_before, backoff, conditions.
+    if !options.force {
+      if let nb = e.notBefore, nb > now {
+        hold(&t, "waiting for not_before \(nb.rfc3339)", until: nb)
+        return t
+      }
+      if let until = state?.backoffUntil, until > now, let st = state {
+        let n = st.failures
+        hold(&t, "in backoff after \(n) failed run\(n == 1 ? "" : "s") until \(until.rfc3339)", until: until)
+        return t
+      }
+    }
+    if e.discretionary {
+      if let w = conditions.window, !w.contains(minuteOfDay: facts.localMinuteOfDay) {
+        let minutes = (w.startMinute - facts.localMinuteOfDay + 1440) % 1440
+        let start = Timestamp(seconds: now.seconds + Int64(minutes * 60 - facts.localSecond))
+        hold(&t, "outside window \(w) (local time); discretionary", until: start)
+        return t
+      }
+      if conditions.acPower && !facts.onACPower {
+        hold(&t, "not on mains power (ac_power); discretionary", until: nil)
+        return t
+      }
+    }
+    return t
+  }
+
+  static func hold(_ t: inout PlannedTask, _ why: String, until: Timestamp?) {
+    t.action = .wait
+    t.reason = why
+    t.nextDue = until
+    t.bytesToTransfer = 0
+  }
+
+  /// Partial data that a resume can continue: the file exists, is not empty,
+  /// and was started under a validator `If-Range` can use (a strong ETag, or
+  /// Last-Modified when there is no ETag).
+  static func resumable(_ p: TaskState.Partial?, fact: FileFact?) -> (TaskState.Partial, Int64)? {
+    guard let p, let fact, fact.isRegular, fact.size > 0 else { return nil }
+    if let tag = p.etag {
+      guard isStrongETag(tag) else { return nil }
+    } else if p.lastModified == nil {
+      return nil
+    }
+    if let total = p.totalBytes, fact.size > total { return nil }
+    return (p, fact.size)
+  }
+
+  static func isStrongETag(_ tag: String) -> Bool { !tag.hasPrefix("W/") }
+
+  static func scheduled(_ t: inout PlannedTask, _ schedule: Schedule, last: Timestamp?, now: Timestamp, force: Bool) {
+    func revalidate(_ why: String) {
+      t.action = .revalidate
+      t.reason = why
+      t.bytesToTransfer = 0
+    }
+    if force && schedule != .once {
+      revalidate("forced (--force): revalidate")
+      return
+    }
+    switch schedule {
+    case .always:
+      revalidate("no schedule: revalidate on every apply")
+    case .once:
+      t.action = .skip
+      t.reason = "schedule once: destination present"
+    case .every(let d):
+      guard let last else { return revalidate("due: never checked (every \(d))") }
+      let due = last + d
+      if due <= now {
+        revalidate("due: last checked \(last.rfc3339) (every \(d))")
+      } else {
+        t.action = .skip
+        t.reason = "not due until \(due.rfc3339) (every \(d))"
+        t.nextDue = due
+      }
+    case .cron(let c):
+      guard let last else { return revalidate("due: never checked (cron \(c.source))") }
+      if let fire = c.next(after: last), fire <= now {
+        revalidate("due: cron \(c.source) fired at \(fire.rfc3339) since the last check")
+      } else {
+        t.action = .skip
+        let next = c.next(after: now)
+        t.reason = "not due until \(next?.rfc3339 ?? "never") (cron \(c.source))"
+        t.nextDue = next
+      }
+    }
+  }
+
+  static func nextAfterRun(_ schedule: Schedule, now: Timestamp) -> Timestamp? {
+    switch schedule {
+    case .always, .once: return nil
+    case .every(let d): return now + d
+    case .cron(let c): return c.next(after: now)
+    }
+  }
+
+  // MARK: - Disk preflight
+
+  /// Per file system: bytes the run needs (expected bytes minus what partial
+  /// files already hold; a replaced file needs room for its new copy while
+  /// the old one stays) against free space.
+  static func diskChecks(_ tasks: [PlannedTask], facts: Facts) -> [DiskCheck] {
+    var byDevice: [UInt64: DiskCheck] = [:]
+    var order: [UInt64] = []
+    for t in tasks where t.action == .download || t.action == .resume {
+      guard let d = facts.disks[Paths.folder(of: t.entry.destinationPath)] else { continue }
+      if byDevice[d.device] == nil {
+        byDevice[d.device] = DiskCheck(
+          path: d.mountPoint, freeBytes: d.freeBytes, neededBytes: 0, tasks: [], unknownSizes: 0)
+        order.append(d.device)
+      }
+      byDevice[d.device]!.neededBytes += t.bytesToTransfer ?? 0
+      byDevice[d.device]!.tasks.append(t.id)
+      if t.bytesToTransfer == nil { byDevice[d.device]!.unknownSizes += 1 }
+    }
+    return order.map { byDevice[$0]! }
+  }
+}

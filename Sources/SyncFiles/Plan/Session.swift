@@ -1,0 +1,45 @@
+/// What a task will do in this run.
+public enum Action: String, Sendable, Hashable, CaseIterable {
+  case download, resume, revalidate, skip, wait
+}
+
+public struct PlannedTask: Sendable, Hashable {
+  public var entry: FileEntry
+  public var action: Action
+  /// Why, in words a person understands.
+  public var reason: String
+  public var resumeOffset: Int64 = 0
+  /// Bytes this run is expected to move (nil when unknown).
+  public var bytesToTransfer: Int64?
+  /// When the task is (or next becomes) due; nil for "every apply" and `once`.
+  public var nextDue: Timestamp?
+  /// The partial file a resume continues.
+  public var partialPath: String
+
+  public var id: String { entry.qualifiedID }
+  public var runs: Bool { action == .download || action == .resume || action == .revalidate }
+}
+
+public struct DiskCheck: Sendable, Hashable {
+  /// The mount point (or nearest existing folder) of the destinations.
+  public var path: String
+  public var freeBytes: Int64
+  public var neededBytes: Int64
+  /// Tasks that need room here.
+  public var tasks: [String]
+  /// Of those, how many have no expected_bytes (counted as 0).
+  public var unknownSizes: Int
+  public var ok: Bool { neededBytes <= freeBytes }
+}
+
+public struct SessionPlan: Sendable {
+  public var session: String
+  public var now: Timestamp
+  public var journal: String
+  public var tasks: [PlannedTask]
+  public var disk: [DiskCheck]
+  public var limits: Limits
+
+  public func count(_ a: Action) -> Int { tasks.lazy.filter { $0.action == a }.count }
+  public var expectedBytes: Int64 { tasks.reduce(0) { $0 + ($1.runs ? ($1.bytesToTransfer ?? 0) : 0) } }
+}

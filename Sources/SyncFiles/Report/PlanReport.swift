@@ -1,0 +1,143 @@
+/// Renders a plan: a table for people, SPEC §6 JSON for scripts.
+public enum PlanReport {
+  public static func text(_ p: SessionPlan) -> String {
+    var table = TextTable(header: ["TASK", "ACTION", "BYTES", "WHY"])
+    for t in p.tasks {
+      let bytes = t.runs ? (t.bytesToTransfer.map(ByteSize.format) ?? "?") : "-"
+      table.rows.append([t.id, t.action.rawValue, bytes, t.reason])
+    }
+    var out = p.tasks.isEmpty ? "no tasks\n" : table.render() + "\n"
+    let counts = Action.allCases.map { "\(p.count($0)) \($0.rawValue)" }.joined(separator: ", ")
+    let unknown = p.tasks.filter { $0.runs && $0.bytesToTransfer == nil }.count
+    out += "\n\(p.tasks.count) task\(p.tasks.count == 1 ? "" : "s"): \(counts); "
+    out += "\(ByteSize.format(p.expectedBytes)) to transfer"
+    out += unknown > 0 ? " (+ \(unknown) of unknown size)\n" : "\n"
+    for d in p.disk {
+      out += "disk \(d.path): \(ByteSize.format(d.neededBytes)) needed, \(ByteSize.format(d.freeBytes)) free: "
+      if d.ok {
+        out += "ok\n"
+      } else {
+        let shown = d.tasks.prefix(10).joined(separator: ", ")
+        out += "DOES NOT FIT (\(shown)\(d.tasks.count > 10 ? ", … \(d.tasks.count - 10) more" : ""))\n"
+      }
+    }
+    let l = p.limits
+    out += "limits: parallel \(l.parallel ?? Limits.defaultParallel), per_host \(l.perHost ?? Limits.defaultPerHost)"
+    out +=
+      ", rate \(l.rate.map { ByteSize.format($0) + "/s" } ?? "none"), deadline \(l.deadline.map(\.description) ?? "none")\n"
+    out += "journal: \(p.journal)"
+    return out
+  }
+
+  public static func json(_ p: SessionPlan) -> JSONValue {
+    func time(_ t: Timestamp?) -> JSONValue { t.map { .string($0.rfc3339) } ?? .null }
+    func int(_ v: Int64?) -> JSONValue { v.map(JSONValue.int) ?? .null }
+    let tasks: [JSONValue] = p.tasks.map { t in
+      .object([
+        ("id", .string(t.id)), ("url", .string(t.entry.url.display)),
+        ("destination", .string(t.entry.destinationPath)), ("action", .string(t.action.rawValue)),
+        ("reason", .string(t.reason)), ("resume_offset", .int(t.resumeOffset)),
+        ("expected_bytes", int(t.entry.expectedBytes)), ("bytes_to_transfer", int(t.bytesToTransfer)),
+        ("next_due", time(t.nextDue)),
+      ])
+    }
+    var totals: [(String, JSONValue)] = [("tasks", .int(Int64(p.tasks.count)))]
+    for a in Action.allCases { totals.append((a.rawValue, .int(Int64(p.count(a))))) }
+    totals.append(("expected_bytes", .int(p.expectedBytes)))
+    let disk: [JSONValue] = p.disk.map { d in
+      var o: [(String, JSONValue)] = [
+        ("path", .string(d.path)), ("free_bytes", .int(d.freeBytes)), ("needed_bytes", .int(d.neededBytes)),
+        ("ok", .bool(d.ok)),
+      ]
+      if !d.ok { o.append(("tasks", .array(d.tasks.map(JSONValue.string)))) }
+      if d.unknownSizes > 0 { o.append(("unknown_sizes", .int(Int64(d.unknownSizes)))) }
+      return .object(o)
+    }
+    let l = p.limits
+    return .object([
+      ("session", .string(p.session)), ("now", .string(p.now.rfc3339)), ("journal", .string(p.journal)),
+      ("tasks", .array(tasks)), ("totals", .object(totals)), ("disk", .array(disk)),
+      (
+        "limits",
+        .object([
+          ("parallel", .int(Int64(l.parallel ?? Limits.defaultParallel))),
+          ("per_host", .int(Int64(l.perHost ?? Limits.defaultPerHost))), ("rate", int(l.rate)),
+          ("deadline_seconds", int(l.deadline?.seconds)),
+        ])
+      ),
+    ])
+  }
+}
+
+/// Renders `syncfiles status`: what the journal knows per task.
+public enum StatusReport {
+  public struct Row: Sendable {
+    public var id: String
+    public var state: TaskState?
+    public var nextDue: Timestamp?
+    public var action: Action?
+  }
+
+  public static func rows(journal: [String: TaskState], plan: SessionPlan?) -> [Row] {
+    if let plan {
+      return plan.tasks.map { Row(id: $0.id, state: journal[$0.id], nextDue: $0.nextDue, action: $0.action) }
+    }
+    return journal.keys.sorted().map { Row(id: $0, state: journal[$0], nextDue: nil, action: nil) }
+  }
+
+  public static func text(_ rows: [Row], journalPath: String) -> String {
+    var table = TextTable(header: ["TASK", "LAST", "WHEN", "BYTES", "PARTIAL", "NEXT DUE", "FAILURES"])
+    for r in rows {
+      let s = r.state
+      let partial = s?.partial.map { p in
+        ByteSize.format(p.offset) + (p.totalBytes.map { " of " + ByteSize.format($0) } ?? "")
+      }
+      var failures = "-"
+      if let s, s.failures > 0 {
+        failures = "\(s.failures)" + (s.backoffUntil.map { ", backoff until \($0.rfc3339)" } ?? "")
+      }
+      var next = r.nextDue?.rfc3339 ?? "-"
+      if let a = r.action, a != .skip { next = a == .wait ? (r.nextDue?.rfc3339 ?? "held") : "now (\(a.rawValue))" }
+      table.rows.append([
+        r.id, s?.lastOutcome?.rawValue ?? "never", s?.lastCheck?.rfc3339 ?? "-",
+        s?.lastBytes.map(ByteSize.format) ?? "-", partial ?? "-", next, failures,
+      ])
+    }
+    return (rows.isEmpty ? "the journal knows no tasks" : table.render()) + "\njournal: \(journalPath)"
+  }
+
+  public static func json(_ rows: [Row], journalPath: String, now: Timestamp, dropped: Int) -> JSONValue {
+    func time(_ t: Timestamp?) -> JSONValue { t.map { .string($0.rfc3339) } ?? .null }
+    let tasks: [JSONValue] = rows.map { r in
+      let s = r.state
+      let partial: JSONValue =
+        s?.partial.map { p in
+          .object([
+            ("path", .string(p.path)), ("offset", .int(p.offset)), ("total", p.totalBytes.map(JSONValue.int) ?? .null),
+            ("etag", p.etag.map(JSONValue.string) ?? .null),
+          ])
+        } ?? .null
+      let installed: JSONValue =
+        s?.installed.map { i in
+          .object([
+            ("size", .int(i.size)), ("etag", i.etag.map(JSONValue.string) ?? .null),
+            ("last_modified", i.lastModified.map(JSONValue.string) ?? .null),
+            ("sha256", i.sha256.map(JSONValue.string) ?? .null),
+          ])
+        } ?? .null
+      return .object([
+        ("id", .string(r.id)), ("last_outcome", s?.lastOutcome.map { .string($0.rawValue) } ?? .null),
+        ("last_check", time(s?.lastCheck)), ("last_success", time(s?.lastSuccess)),
+        ("bytes", s?.lastBytes.map(JSONValue.int) ?? .null),
+        ("http_status", s?.httpStatus.map { .int(Int64($0)) } ?? .null),
+        ("error", s?.lastError.map(JSONValue.string) ?? .null), ("installed", installed), ("partial", partial),
+        ("failures", .int(Int64(s?.failures ?? 0))), ("backoff_until", time(s?.backoffUntil)),
+        ("action", r.action.map { .string($0.rawValue) } ?? .null), ("next_due", time(r.nextDue)),
+      ])
+    }
+    return .object([
+      ("journal", .string(journalPath)), ("now", .string(now.rfc3339)), ("dropped_records", .int(Int64(dropped))),
+      ("tasks", .array(tasks)),
+    ])
+  }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import SyncFiles
+
+/// Options of every command that reads manifests and a journal.
+struct SessionOptions: ParsableArguments {
+  @Option(
+    help:
+      "The journal file (default: $SYNCFILES_JOURNAL, the manifests' journal key, else ~/.local/state/syncfiles/journal)."
+  )
+  var journal: String?
+
+  @Option(help: "Output format on stdout: text or json.")
+  var format: OutputFormat = .text
+
+  @Option(help: "Evaluate schedules, not_before, backoff and windows as if it were TIME (RFC 3339).")
+  var now: String?
+
+  func clock() throws -> Timestamp {
+    guard let now else { return Timestamp.current() }
+    guard let t = Timestamp.parseRFC3339(now) else {
+      throw ValidationError("--now '\(now)' is not an RFC 3339 time such as 2026-11-22T03:00:00Z")
+    }
+    return t
+  }
+}
+
+/// Manifests, journal path and journal contents for one command.
+struct LoadedSession {
+  var set: ManifestSet
+  var journalPath: String
+  var journal: JournalFormat.Contents
+
+  /// Loads and checks the manifests (exit 2 with every error on stderr when
+  /// any is invalid) and reads the journal without locking it.
+  static func load(paths: [String], options: SessionOptions) throws -> LoadedSession {
+    let env = ProcessInfo.processInfo.environment
+    let cwd = FileManager.default.currentDirectoryPath
+    let set = ManifestLoader(environment: env, workingDirectory: cwd).load(paths: paths)
+    if set.hasErrors {
+      for d in ValidationReport(set: set).sortedDiagnostics where d.severity == .error {
+        Output.error(d.description)
+      }
+      Output.error("nothing was done: fix the errors above (`syncfiles validate` shows warnings too)")
+      throw ExitCode(2)
+    }
+    let path = JournalLocation.resolve(
+      flag: options.journal, environment: env, manifests: set.manifests, isRoot: getuid() == 0, workingDirectory: cwd)
+    let contents: JournalFormat.Contents
+    do {
+      contents = try JournalReader.read(path: path)
+    } catch {
+      Output.error("syncfiles: \(error.message)")
+      throw ExitCode(2)
+    }
+    if contents.dropped > 0 {
+      Output.error(
+        "syncfiles: journal \(path): skipped \(contents.dropped) damaged record(s) (a torn tail after a crash is expected)"
+      )
+    }
+    return LoadedSession(set: set, journalPath: path, journal: contents)
+  }
+
+  func plan(now: Timestamp, options: PlanOptions) -> SessionPlan {
+    let facts = FactGatherer.gather(for: set.manifests, journal: journal.tasks, now: now)
+    return Planner.plan(
+      manifests: set.manifests, journal: journal.tasks, facts: facts, options: options, journalPath: journalPath)
+  }
+}
