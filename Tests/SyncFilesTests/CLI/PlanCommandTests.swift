@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+@testable import SyncFiles
+
+@Suite final class PlanCommandTests {
+  let dir = makeTempDir()
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  func setUp() {
+    write(
+      """
+      version: 1
+      name: m
+      root: out
+      journal: state/journal
+      files:
+        - {id: a, url: 'https://example.org/a', destination: a.bin, expected_bytes: 4.5KiB, max_bytes: 1MiB}
+        - {id: b, url: 'https://example.org/b', destination: b.bin, expected_bytes: 1KiB, max_bytes: 1MiB, schedule: "0 3 * * *"}
+
+      """, to: dir + "/m.yaml")
+  }
+
+  @Test func planJSONFollowsTheSpec() throws {
+    setUp()
+    let r = try run(["plan", "--format", "json", "--now", "2026-11-21T19:00:00Z", "m.yaml"], cwd: dir)
+    #expect(r.status == 0, "\(r.stderr)")
+    let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    #expect(o["now"] as? String == "2026-11-21T19:00:00Z")
+    #expect((o["session"] as? String)?.isEmpty == false)
+    let tasks = try #require(o["tasks"] as? [[String: Any]])
+    #expect(tasks.map { $0["id"] as? String } == ["m/a", "m/b"])
+    let a = tasks[0]
+    #expect(a["url"] as? String == "https://example.org/a")
+    #expect(a["destination"] as? String == dir + "/out/a.bin")
+    #expect(a["action"] as? String == "download")
+    #expect(a["reason"] as? String == "destination missing")
+    #expect(a["resume_offset"] as? Int == 0)
+    #expect(a["expected_bytes"] as? Int == 4608)
+    #expect(tasks[1]["next_due"] as? String == "2026-11-22T03:00:00Z")
+    let totals = try #require(o["totals"] as? [String: Int])
+    #expect(
+      totals == ["tasks": 2, "download": 2, "resume": 0, "revalidate": 0, "skip": 0, "wait": 0, "expected_bytes": 5632])
+    let disk = try #require((o["disk"] as? [[String: Any]])?.first)
+    #expect(disk["needed_bytes"] as? Int == 5632)
+    #expect(disk["ok"] as? Bool == true)
+    #expect((disk["free_bytes"] as? Int ?? 0) > 0)
+  }
+
+  @Test func dryRunIsThePlanAndWritesNothing() throws {
+    setUp()
+    let plan = try run(["plan", "--now", "2026-11-21T19:00:00Z", "m.yaml"], cwd: dir)
+    let dry = try run(["apply", "--dry-run", "--now", "2026-11-21T19:00:00Z", "m.yaml"], cwd: dir)
+    #expect(dry.status == 0)
+    #expect(dry.stdout == plan.stdout)
+    #expect(plan.stdout.contains("m/a   download  4.5 KiB  destination missing"))
+    #expect(!FileManager.default.fileExists(atPath: dir + "/state"))
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+  }
+
+  @Test func statusShowsWhatTheJournalKnows() throws {
+    setUp()
+    var s = TaskState(id: "m/b")
+    s.lastOutcome = .failed
+    s.lastCheck = Timestamp.parseRFC3339("2026-11-21T18:00:00Z")
+    s.failures = 2
+    s.backoffUntil = Timestamp.parseRFC3339("2026-11-21T20:00:00Z")
+    s.partial = .init(path: dir + "/out/.b.bin.syncfiles-partial", offset: 512, totalBytes: 1024, etag: "\"x\"")
+    s.lastError = "HTTP 503"
+    do {
+      let w = try JournalWriter(path: dir + "/state/journal")
+      try w.record(s)
+    }
+    var r = try run(["status", "--now", "2026-11-21T19:00:00Z", "m.yaml"], cwd: dir)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("m/a   never"))
+    #expect(
+      r.stdout.contains(
+        "m/b   failed  2026-11-21T18:00:00Z  -      512 B of 1 KiB  2026-11-21T20:00:00Z  2, backoff until 2026-11-21T20:00:00Z"
+      ))
+    r = try run(["status", "--format", "json", "--journal", "state/journal"], cwd: dir)
+    let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    let tasks = try #require(o["tasks"] as? [[String: Any]])
+    #expect(tasks.count == 1)
+    #expect(tasks[0]["failures"] as? Int == 2)
+    #expect(tasks[0]["error"] as? String == "HTTP 503")
+    #expect((tasks[0]["partial"] as? [String: Any])?["offset"] as? Int == 512)
+  }
+
+  @Test func damagedJournalIsReportedOnceAndStillRead() throws {
+    setUp()
+    do {
+      let w = try JournalWriter(path: dir + "/state/journal")
+      try w.record(TaskState(id: "m/a"))
+    }
+    let h = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/state/journal"))
+    h.seekToEndOfFile()
+    h.write(Data("57 0000 {\"t\":\"task\",\"id\":\"m/b\"".utf8))
+    try h.close()
+    let r = try run(["status", "--journal", "state/journal"], cwd: dir)
+    #expect(r.status == 0)
+    #expect(r.stderr.contains("skipped 1 damaged record"))
+    #expect(r.stdout.contains("m/a"))
+  }
+
+  @Test func invalidManifestsStopPlanWithExit2() throws {
+    write("version: 1\nfiles:\n  - id: a\n", to: dir + "/bad.yaml")
+    let r = try run(["plan", "bad.yaml"], cwd: dir)
+    #expect(r.status == 2)
+    #expect(r.stdout.isEmpty)
+    #expect(r.stderr.contains("bad.yaml:3:5: error: file entry 'a' is missing required keys 'url', 'destination'"))
+  }
+
+  @Test func badNowIsAUsageError() throws {
+    setUp()
+    let r = try run(["plan", "--now", "tomorrow", "m.yaml"], cwd: dir)
+    #expect(r.status == 2)
+    #expect(r.stderr.contains("RFC 3339"))
+  }
+}

@@ -1,0 +1,295 @@
+import Testing
+
+@testable import SyncFiles
+
+private let now = Timestamp.parseRFC3339("2026-11-21T19:00:00Z")!
+
+/// One manifest, root /srv, with one file `a` (destination /srv/a.bin) and `extra` keys.
+private func manifest(_ extra: String..., conditions: String = "") -> Manifest {
+  var text = "version: 1\nname: m\nroot: /srv\n" + conditions + "files:\n"
+  text += "  - id: a\n    url: https://example.org/a\n    destination: a.bin\n    expected_bytes: 100MiB\n"
+  for e in extra { text += "    \(e)\n" }
+  let (m, d) = decode(text)
+  precondition(!d.hasErrors, "\(d)")
+  return m!
+}
+
+private func facts(_ files: [String: FileFact] = [:], minute: Int = 12 * 60, ac: Bool = true) -> Facts {
+  var f = Facts(now: now, localMinuteOfDay: minute, onACPower: ac)
+  f.files = files
+  f.disks["/srv"] = DiskFact(device: 1, mountPoint: "/srv", freeBytes: 1 << 40)
+  return f
+}
+
+private func plan(
+  _ m: Manifest, _ state: TaskState? = nil, _ f: Facts = facts(), options: PlanOptions = PlanOptions()
+) -> PlannedTask {
+  let journal = state.map { [$0.id: $0] } ?? [:]
+  return Planner.plan(manifests: [m], journal: journal, facts: f, options: options, journalPath: "/j").tasks[0]
+}
+
+/// A journal state as left by a successful install of the entry at `checked`.
+private func installed(_ m: Manifest, checked: String = "2026-11-21T18:00:00Z") -> TaskState {
+  var s = TaskState(id: "m/a")
+  s.fingerprint = Planner.fingerprint(m.files[0])
+  s.lastCheck = Timestamp.parseRFC3339(checked)
+  s.lastSuccess = s.lastCheck
+  s.lastOutcome = .installed
+  s.installed = .init(size: 100, mtimeNs: 5, etag: "\"v1\"")
+  return s
+}
+
+private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
+
+@Suite struct PlannerActionTests {
+  @Test func missingDestinationDownloads() {
+    let t = plan(manifest())
+    #expect(t.action == .download)
+    #expect(t.reason == "destination missing")
+    #expect(t.bytesToTransfer == 100 << 20)
+  }
+
+  @Test func deletedBehindItsBack() {
+    let m = manifest()
+    let t = plan(m, installed(m))
+    #expect(t.action == .download)
+    #expect(t.reason == "destination deleted since install — will download again")
+  }
+
+  @Test func changedBehindItsBack() {
+    let m = manifest("schedule: once")
+    for fact in [FileFact(size: 101, mtimeNs: 5), FileFact(size: 100, mtimeNs: 6)] {
+      let t = plan(m, installed(m), facts(["/srv/a.bin": fact]))
+      #expect(t.action == .download)
+      #expect(t.reason == "destination changed on disk since install — will re-download")
+    }
+  }
+
+  @Test func manifestEntryChanged() {
+    let m = manifest()
+    var s = installed(m)
+    s.fingerprint = "something-else"
+    let t = plan(m, s, facts(present))
+    #expect(t.action == .download)
+    #expect(t.reason.hasPrefix("manifest entry changed"))
+  }
+
+  @Test func partialHeldResumes() {
+    let m = manifest()
+    var s = TaskState(id: "m/a")
+    s.partial = .init(path: "/srv/.a.bin.syncfiles-partial", offset: 40 << 20, totalBytes: 100 << 20, etag: "\"v2\"")
+    let t = plan(m, s, facts(["/srv/.a.bin.syncfiles-partial": FileFact(size: 41 << 20, mtimeNs: 1)]))
+    #expect(t.action == .resume)
+    #expect(t.resumeOffset == 41 << 20)  // what the file holds, not the last journaled offset
+    #expect(t.reason == "partial 41 MiB of 100 MiB held, resumable with ETag")
+    #expect(t.bytesToTransfer == 59 << 20)
+  }
+
+  @Test func partialWithOnlyLastModifiedResumes() {
+    var s = TaskState(id: "m/a")
+    s.partial = .init(path: "/p", offset: 10, lastModified: "Sat, 21 Nov 2026 10:00:00 GMT")
+    let t = plan(manifest(), s, facts(["/p": FileFact(size: 10, mtimeNs: 1)]))
+    #expect(t.action == .resume)
+    #expect(t.reason.hasSuffix("resumable with Last-Modified"))
+  }
+
+  @Test func partialThatCannotBeResumedStartsOver() {
+    let m = manifest()
+    for p in [
+      TaskState.Partial(path: "/p", offset: 10, etag: "W/\"weak\""),  // If-Range needs a strong ETag
+      TaskState.Partial(path: "/p", offset: 10),  // no validator at all
+    ] {
+      var s = TaskState(id: "m/a")
+      s.partial = p
+      let t = plan(m, s, facts(["/p": FileFact(size: 10, mtimeNs: 1)]))
+      #expect(t.action == .download)
+      #expect(t.resumeOffset == 0)
+    }
+    // A partial whose file is gone is nothing to resume either.
+    var s = TaskState(id: "m/a")
+    s.partial = .init(path: "/p", offset: 10, etag: "\"x\"")
+    #expect(plan(m, s).action == .download)
+  }
+
+  @Test func interruptedUpdateResumes() {
+    let m = manifest("schedule: every 6h")
+    var s = installed(m)
+    s.partial = .init(path: "/p", offset: 5, etag: "\"v2\"")
+    let t = plan(m, s, facts(present.merging(["/p": FileFact(size: 5, mtimeNs: 1)]) { a, _ in a }))
+    #expect(t.action == .resume)
+    #expect(t.reason.hasPrefix("update interrupted: partial 5 B of 100 MiB"))
+  }
+
+  @Test func presentButUnknownToTheJournalRevalidates() {
+    let t = plan(manifest(), nil, facts(present))
+    #expect(t.action == .revalidate)
+    #expect(t.reason.hasPrefix("destination exists but is not in the journal"))
+  }
+
+  @Test func notARegularFile() {
+    let t = plan(manifest(), nil, facts(["/srv/a.bin": FileFact(size: 0, mtimeNs: 0, isRegular: false)]))
+    #expect(t.action == .download)
+    #expect(t.reason.contains("not a regular file"))
+  }
+}
+
+@Suite struct PlannerScheduleTests {
+  @Test func noScheduleRevalidatesEveryApply() {
+    let m = manifest()
+    let t = plan(m, installed(m), facts(present))
+    #expect(t.action == .revalidate)
+    #expect(t.reason == "no schedule: revalidate on every apply")
+    #expect(t.nextDue == nil)
+  }
+
+  @Test func onceSkipsWhilePresent() {
+    let m = manifest("schedule: once")
+    let t = plan(m, installed(m), facts(present))
+    #expect(t.action == .skip)
+    #expect(t.reason == "schedule once: destination present")
+    #expect(plan(m, installed(m), facts(present), options: PlanOptions(force: true)).action == .skip)
+  }
+
+  @Test func everyDuration() {
+    let m = manifest("schedule: every 6h")
+    var t = plan(m, installed(m, checked: "2026-11-21T18:00:00Z"), facts(present))
+    #expect(t.action == .skip)
+    #expect(t.reason == "not due until 2026-11-22T00:00:00Z (every 6h)")
+    #expect(t.nextDue?.rfc3339 == "2026-11-22T00:00:00Z")
+    t = plan(m, installed(m, checked: "2026-11-21T13:00:00Z"), facts(present))
+    #expect(t.action == .revalidate)
+    #expect(t.reason == "due: last checked 2026-11-21T13:00:00Z (every 6h)")
+    #expect(t.nextDue?.rfc3339 == "2026-11-22T01:00:00Z")  // after this run
+    // Exactly at the boundary it is due.
+    t = plan(m, installed(m, checked: "2026-11-21T13:00:00Z"), facts(present))
+    #expect(t.runs)
+  }
+
+  @Test func cron() {
+    let m = manifest("schedule: \"0 3 * * *\"")
+    var t = plan(m, installed(m, checked: "2026-11-21T03:05:00Z"), facts(present))
+    #expect(t.action == .skip)
+    #expect(t.reason == "not due until 2026-11-22T03:00:00Z (cron 0 3 * * *)")
+    t = plan(m, installed(m, checked: "2026-11-20T03:05:00Z"), facts(present))
+    #expect(t.action == .revalidate)
+    #expect(t.reason == "due: cron 0 3 * * * fired at 2026-11-21T03:00:00Z since the last check")
+    #expect(t.nextDue?.rfc3339 == "2026-11-22T03:00:00Z")
+  }
+
+  @Test func forceRevalidatesWhatIsNotDue() {
+    let m = manifest("schedule: every 6h")
+    let t = plan(m, installed(m), facts(present), options: PlanOptions(force: true))
+    #expect(t.action == .revalidate)
+    #expect(t.reason == "forced (--force): revalidate")
+  }
+
+  @Test func onlySelects() {
+    let m = manifest()
+    #expect(plan(m, options: PlanOptions(only: ["m/a"])).action == .download)
+    #expect(plan(m, options: PlanOptions(only: ["m/*"])).action == .download)
+    let t = plan(m, options: PlanOptions(only: ["other/*"]))
+    #expect(t.action == .skip && t.reason == "not selected by --only")
+  }
+}
+
+@Suite struct PlannerWaitTests {
+  @Test func notBefore() {
+    var t = plan(manifest("not_before: 2026-12-01T00:00:00Z"))
+    #expect(t.action == .wait)
+    #expect(t.reason == "waiting for not_before 2026-12-01T00:00:00Z")
+    #expect(t.nextDue?.rfc3339 == "2026-12-01T00:00:00Z")
+    t = plan(manifest("not_before: 2026-11-01T00:00:00Z"))
+    #expect(t.action == .download)
+    t = plan(manifest("not_before: 2026-12-01T00:00:00Z"), options: PlanOptions(force: true))
+    #expect(t.action == .download)
+  }
+
+  @Test func backoff() {
+    let m = manifest()
+    var s = TaskState(id: "m/a")
+    s.failures = 3
+    s.backoffUntil = Timestamp.parseRFC3339("2026-11-21T20:00:00Z")
+    var t = plan(m, s)
+    #expect(t.action == .wait)
+    #expect(t.reason == "in backoff after 3 failed runs until 2026-11-21T20:00:00Z")
+    #expect(t.nextDue == s.backoffUntil)
+    #expect(plan(m, s, options: PlanOptions(force: true)).action == .download)
+    s.backoffUntil = Timestamp.parseRFC3339("2026-11-21T18:59:59Z")
+    t = plan(m, s)
+    #expect(t.action == .download)
+  }
+
+  @Test func aTaskNotDueIsSkippedRatherThanWaiting() {
+    let m = manifest("schedule: once", "not_before: 2026-12-01T00:00:00Z")
+    #expect(plan(m, installed(m), facts(present)).action == .skip)
+  }
+
+  @Test func windowWrappingMidnight() {
+    let m = manifest("discretionary: true", conditions: "conditions: { window: \"22:00-02:00\" }\n")
+    for inside in [22 * 60, 23 * 60 + 59, 0, 60, 119] {
+      #expect(plan(m, nil, facts(minute: inside)).action == .download, "minute \(inside)")
+    }
+    for outside in [120, 12 * 60, 21 * 60 + 59] {
+      let t = plan(m, nil, facts(minute: outside))
+      #expect(t.action == .wait, "minute \(outside)")
+      #expect(t.reason == "outside window 22:00-02:00 (local time); discretionary")
+    }
+    // At local 12:00, the window opens in 10 hours.
+    #expect(plan(m, nil, facts(minute: 12 * 60)).nextDue == Timestamp(seconds: now.seconds + 10 * 3600))
+    // Not discretionary: the window does not apply.
+    let strict = manifest(conditions: "conditions: { window: \"22:00-02:00\" }\n")
+    #expect(plan(strict, nil, facts(minute: 12 * 60)).action == .download)
+  }
+
+  @Test func acPower() {
+    let m = manifest("discretionary: true", conditions: "conditions: { ac_power: true }\n")
+    let t = plan(m, nil, facts(ac: false))
+    #expect(t.action == .wait)
+    #expect(t.reason == "not on mains power (ac_power); discretionary")
+    #expect(plan(m, nil, facts(ac: true)).action == .download)
+  }
+}
+
+@Suite struct PlannerDiskTests {
+  @Test func neededIsExpectedMinusPartialPerFileSystem() {
+    let text = """
+      version: 1
+      name: m
+      root: /srv
+      files:
+        - {id: a, url: 'https://e/a', destination: a, expected_bytes: 100MiB}
+        - {id: b, url: 'https://e/b', destination: b, expected_bytes: 50MiB}
+        - {id: c, url: 'https://e/c', destination: other/c, expected_bytes: 1GiB}
+        - {id: d, url: 'https://e/d', destination: d}
+
+      """
+    let (m, _) = decode(text)
+    var f = facts(["/srv/.b.syncfiles-partial": FileFact(size: 20 << 20, mtimeNs: 1)])
+    f.disks["/srv/other"] = DiskFact(device: 2, mountPoint: "/srv/other", freeBytes: 10 << 20)
+    var s = TaskState(id: "m/b")
+    s.partial = .init(path: "/srv/.b.syncfiles-partial", offset: 20 << 20, etag: "\"e\"")
+    let p = Planner.plan(manifests: [m!], journal: ["m/b": s], facts: f, journalPath: "/j")
+    #expect(p.disk.count == 2)
+    let srv = p.disk.first { $0.path == "/srv" }!
+    #expect(srv.neededBytes == (100 << 20) + (30 << 20))
+    #expect(srv.ok)
+    #expect(srv.unknownSizes == 1)
+    let other = p.disk.first { $0.path == "/srv/other" }!
+    #expect(!other.ok)
+    #expect(other.tasks == ["m/c"])
+    #expect(p.expectedBytes == (100 << 20) + (30 << 20) + (1 << 30))
+    let text2 = PlanReport.text(p)
+    #expect(text2.contains("disk /srv/other: 1 GiB needed, 10 MiB free: DOES NOT FIT (m/c)"))
+    #expect(text2.contains("4 tasks: 3 download, 1 resume, 0 revalidate, 0 skip, 0 wait"))
+  }
+
+  @Test func sessionLimitsAreMergedAndShown() {
+    let a = manifest()
+    var b = manifest()
+    b.limits.parallel = 2
+    b.limits.rate = 1_000_000
+    let p = Planner.plan(manifests: [a, b], journal: [:], facts: facts(), journalPath: "/j")
+    #expect(p.limits.parallel == 2 && p.limits.rate == 1_000_000)
+    #expect(PlanReport.text(p).contains("limits: parallel 2, per_host 6, rate 976.6 KiB/s, deadline none"))
+  }
+}
