@@ -8,10 +8,10 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 mkdir -p Fuzz/work Fuzz/artifacts Fuzz/work/corpus
 bin=Fuzz/work/manifest-fuzz
-# The loader's sources only: Manifest/, Support/ (no libcurl), and the report.
+# The loader's sources only: Manifest/, Support/ (no libcurl), and the validation report.
 # Runtime.swift is left out: it links libcurl, which the loader never needs.
 sources=()
-for f in Sources/SyncFiles/Manifest/*.swift Sources/SyncFiles/Support/*.swift Sources/SyncFiles/Report/*.swift; do
+for f in Sources/SyncFiles/Manifest/*.swift Sources/SyncFiles/Support/*.swift Sources/SyncFiles/Report/ValidationReport.swift; do
   [[ $f == */Runtime.swift ]] || sources+=("$f")
 done
 echo "building $bin" >&2

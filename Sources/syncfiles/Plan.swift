@@ -16,23 +16,22 @@ struct Plan: ParsableCommand {
       """)
 
   @OptionGroup var session: SessionOptions
-  @Flag(help: "Ask the servers (HEAD / conditional requests) to refine the plan (not implemented yet).")
+  @Flag(help: "Ask the servers (HEAD / conditional requests, never a body) to refine sizes and changed/unchanged.")
   var remote = false
   @Option(help: "Only tasks matching ID (name/id or a glob); repeatable.") var only: [String] = []
   @Flag(help: "Plan as apply --force would: ignore schedules, not_before and backoff.") var force = false
   @Argument(help: "Manifest files or folders of manifests.") var paths: [String]
 
   func run() throws {
-    if remote { throw notImplemented("plan --remote") }
-    try PlanOutput.run(paths: paths, session: session, options: PlanOptions(force: force, only: only))
+    try PlanOutput.run(paths: paths, session: session, options: PlanOptions(force: force, only: only), remote: remote)
   }
 }
 
 enum PlanOutput {
-  static func run(paths: [String], session: SessionOptions, options: PlanOptions) throws {
+  static func run(paths: [String], session: SessionOptions, options: PlanOptions, remote: Bool = false) throws {
     let now = try session.clock()
     let loaded = try LoadedSession.load(paths: paths, options: session)
-    let plan = loaded.plan(now: now, options: options)
+    let plan = loaded.plan(now: now, options: options, remote: remote)
     switch session.format {
     case .json: Output.result(PlanReport.json(plan).serialized())
     case .text: Output.result(PlanReport.text(plan))

@@ -61,9 +61,10 @@ struct LoadedSession {
     return LoadedSession(set: set, journalPath: path, journal: contents)
   }
 
-  func plan(now: Timestamp, options: PlanOptions) -> SessionPlan {
+  func plan(now: Timestamp, options: PlanOptions, remote: Bool = false) -> SessionPlan {
     let facts = FactGatherer.gather(for: set.manifests, journal: journal.tasks, now: now)
-    return Planner.plan(
+    let plan = Planner.plan(
       manifests: set.manifests, journal: journal.tasks, facts: facts, options: options, journalPath: journalPath)
+    return remote ? Planner.refine(plan, journal: journal.tasks, facts: facts) : plan
   }
 }

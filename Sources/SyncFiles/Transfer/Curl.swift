@@ -1,0 +1,89 @@
+import CCurl
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// libcurl's global state: initialised once, before any thread uses it.
+enum CurlGlobal {
+  static let ready: Bool = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK }()
+}
+
+/// One easy handle and what it needs to stay alive while libcurl uses it.
+/// Confined to the thread that drives the multi handle.
+final class EasyRequest {
+  let handle: UnsafeMutableRawPointer
+  private var headerList: UnsafeMutablePointer<curl_slist>?
+  /// Response header lines of the last response (after redirects, only the final one is kept).
+  var headers: [String] = []
+  private var strings: [UnsafeMutablePointer<CChar>] = []
+
+  init?() {
+    guard CurlGlobal.ready, let h = curl_easy_init() else { return nil }
+    handle = h
+  }
+
+  deinit {
+    curl_easy_cleanup(handle)
+    if let headerList { curl_slist_free_all(headerList) }
+    for s in strings { free(s) }
+  }
+
+  func set(_ option: CURLoption, _ value: Int) {
+    _ = sf_easy_setopt_long(handle, option, value)
+  }
+
+  /// Strings are copied and kept alive for the handle's lifetime.
+  func set(_ option: CURLoption, _ value: String) {
+    guard let copy = strdup(value) else { return }
+    strings.append(copy)
+    _ = sf_easy_setopt_string(handle, option, copy)
+  }
+
+  func setHeaders(_ lines: [String]) {
+    for l in lines { headerList = curl_slist_append(headerList, l) }
+    _ = sf_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+  }
+
+  func info(_ i: CURLINFO) -> Int {
+    var v = 0
+    _ = sf_easy_getinfo_long(handle, i, &v)
+    return v
+  }
+
+  func infoOff(_ i: CURLINFO) -> Int64 {
+    var v: curl_off_t = -1
+    _ = sf_easy_getinfo_off(handle, i, &v)
+    return Int64(v)
+  }
+
+  func infoString(_ i: CURLINFO) -> String? {
+    var p: UnsafePointer<CChar>? = nil
+    _ = sf_easy_getinfo_string(handle, i, &p)
+    return p.map { String(cString: $0) }
+  }
+
+  /// The value of a response header (case-insensitive), from the last response.
+  func header(_ name: String) -> String? {
+    let lower = name.lowercased() + ":"
+    for line in headers.reversed() where line.lowercased().hasPrefix(lower) {
+      return String(line.dropFirst(lower.count)).trimmingSpaces().trimmingCharacters(in: "\r")
+        .trimmingCharacters(in: "\n").trimmingSpaces()
+    }
+    return nil
+  }
+}
+
+/// Collects response header lines; a status line starts a new response.
+let headerCallback: sf_curl_data_cb = { ptr, size, count, userdata in
+  let n = size * count
+  guard let ptr, let userdata else { return n }
+  let request = Unmanaged<EasyRequest>.fromOpaque(userdata).takeUnretainedValue()
+  let line = String(decoding: UnsafeRawBufferPointer(start: ptr, count: n), as: UTF8.self)
+  if line.hasPrefix("HTTP/") { request.headers.removeAll() }
+  request.headers.append(line)
+  return n
+}
+
+/// Discards any body (a HEAD has none; a misbehaving server's is not kept).
+let discardCallback: sf_curl_data_cb = { _, size, count, _ in size * count }
