@@ -15,13 +15,7 @@ enum Output {
     var line = text
     if !line.hasSuffix("\n") { line += "\n" }
     // write(2) directly: stdio's `stderr` is shared mutable state to Swift 6.
-    var bytes = Array(line.utf8)[...]
-    while !bytes.isEmpty {
-      let n = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return }
-      bytes = bytes.dropFirst(n)
-    }
+    FileIO.writeAll(2, Array(line.utf8))
   }
 
   static var stderrIsTTY: Bool { isatty(2) == 1 }

@@ -130,12 +130,8 @@ public final class JournalWriter {
   deinit { close(fd) }
 
   private func append(_ bytes: [UInt8]) throws(JournalError) {
-    var done = 0
-    while done < bytes.count {
-      let n = bytes[done...].withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(size + done)) }
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { throw JournalError(kind: .io, message: "cannot write journal \(path): \(errnoText())") }
-      done += n
+    guard FileIO.writeAll(fd, bytes, at: size) else {
+      throw JournalError(kind: .io, message: "cannot write journal \(path): \(errnoText())")
     }
     size += bytes.count
   }
@@ -167,16 +163,11 @@ public final class JournalWriter {
     guard nfd >= 0 else { throw JournalError(kind: .io, message: "cannot create \(tmp): \(errnoText())") }
     var out = Array(JournalFormat.header.utf8)
     for id in contents.tasks.keys.sorted() { out += JournalFormat.line(contents.tasks[id]!.json) }
-    var done = 0
-    while done < out.count {
-      let n = out[done...].withUnsafeBytes { write(nfd, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else {
-        close(nfd)
-        unlink(tmp)
-        throw JournalError(kind: .io, message: "cannot write \(tmp): \(errnoText())")
-      }
-      done += n
+    guard FileIO.writeAll(nfd, out) else {
+      let reason = errnoText()
+      close(nfd)
+      unlink(tmp)
+      throw JournalError(kind: .io, message: "cannot write \(tmp): \(reason)")
     }
     // After a failed fsync the pages may be dropped: never retry, discard the file.
     guard fsync(nfd) == 0 else {

@@ -37,6 +37,22 @@ public enum FileIO {
     return .success(out)
   }
 
+  /// Writes all of `bytes` (at `offset`, or at the file position when nil),
+  /// retrying short writes and EINTR. Returns false with errno set on failure.
+  @discardableResult
+  public static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int? = nil) -> Bool {
+    var done = 0
+    while done < bytes.count {
+      let n = bytes[done...].withUnsafeBytes { buf in
+        offset.map { pwrite(fd, buf.baseAddress, buf.count, off_t($0 + done)) } ?? write(fd, buf.baseAddress, buf.count)
+      }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { return false }
+      done += n
+    }
+    return true
+  }
+
   /// Names in a folder, without `.` and `..`; nil when it cannot be listed.
   public static func listFolder(_ path: String) -> [String]? {
     guard let dir = opendir(path) else { return nil }
