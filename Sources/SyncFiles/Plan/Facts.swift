@@ -131,13 +131,6 @@ public enum FactGatherer {
   }
 }
 
-/// Where partial data of a destination lives: hidden, in the destination's own folder.
-public enum PartialFile {
-  public static func path(for destination: String) -> String {
-    Paths.folder(of: destination) + "/." + Paths.fileName(of: destination) + ".syncfiles-partial"
-  }
-}
-
 extension String {
   func trimmingCharacters(in set: Character) -> String {
     var s = Substring(self)

@@ -41,11 +41,17 @@ public enum FileIO {
   /// retrying short writes and EINTR. Returns false with errno set on failure.
   @discardableResult
   public static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int? = nil) -> Bool {
+    bytes.withUnsafeBytes { writeAll(fd, $0, at: offset) }
+  }
+
+  @discardableResult
+  public static func writeAll(_ fd: Int32, _ buf: UnsafeRawBufferPointer, at offset: Int? = nil) -> Bool {
+    guard let base = buf.baseAddress else { return true }
     var done = 0
-    while done < bytes.count {
-      let n = bytes[done...].withUnsafeBytes { buf in
-        offset.map { pwrite(fd, buf.baseAddress, buf.count, off_t($0 + done)) } ?? write(fd, buf.baseAddress, buf.count)
-      }
+    while done < buf.count {
+      let n =
+        offset.map { pwrite(fd, base + done, buf.count - done, off_t($0 + done)) }
+        ?? write(fd, base + done, buf.count - done)
       if n < 0 && errno == EINTR { continue }
       guard n > 0 else { return false }
       done += n

@@ -1,0 +1,166 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+public struct InstallError: Error, Sendable, CustomStringConvertible {
+  public var message: String
+  public var description: String { message }
+}
+
+/// A partial file being written for one destination, and its atomic install.
+///
+/// Every path is opened relative to a folder descriptor, walking down from
+/// `root` one component at a time with `O_NOFOLLOW`, so no symlink inside
+/// root can steer a write outside it. The partial file is hidden in the
+/// destination's own folder (`.NAME.syncfiles-partial`), created with
+/// `O_EXCL` and mode 0600. `commit` makes the bytes durable, renames the
+/// partial over the destination and makes the rename durable: the
+/// destination is at every instant the old complete file or the new one.
+public final class PartialFile {
+  public let destination: String
+  private let folderFD: Int32
+  private var fd: Int32
+  private let name: String
+  private let partialName: String
+  /// Bytes in the partial file.
+  public private(set) var size: Int64
+
+  public static func partialName(for name: String) -> String { "." + name + ".syncfiles-partial" }
+
+  /// Where partial data of a destination lives: hidden, in the destination's own folder.
+  public static func path(for destination: String) -> String {
+    Paths.folder(of: destination) + "/" + partialName(for: Paths.fileName(of: destination))
+  }
+
+  /// Opens the partial for `relative` (normalized, inside `root`): appended to
+  /// when `resume` and it exists, else started afresh (any stale one removed).
+  public init(root: String, relative: String, resume: Bool) throws(InstallError) {
+    destination = root + "/" + relative
+    let parts = relative.split(separator: "/").map(String.init)
+    guard let last = parts.last, !parts.contains(".."), !parts.contains(".") else {
+      throw InstallError(message: "destination '\(relative)' is not a normalized path inside root")
+    }
+    name = last
+    partialName = PartialFile.partialName(for: last)
+    // Root itself is the user's choice and may be a symlink; below it, nothing may be.
+    if mkdirAll(root) != 0 && errno != EEXIST {
+      throw InstallError(message: "cannot create root \(root): \(errnoText())")
+    }
+    var dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard dir >= 0 else { throw InstallError(message: "cannot open root \(root): \(errnoText())") }
+    for component in parts.dropLast() {
+      if mkdirat(dir, component, 0o755) != 0 && errno != EEXIST {
+        let e = errnoText()
+        close(dir)
+        throw InstallError(message: "cannot create folder '\(component)' for \(destination): \(e)")
+      }
+      let next = openat(dir, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+      let err = errno
+      close(dir)
+      guard next >= 0 else {
+        let why =
+          err == ELOOP || err == ENOTDIR
+          ? "is a symlink or not a folder; refusing to follow it" : String(cString: strerror(err))
+        throw InstallError(message: "'\(component)' on the way to \(destination) \(why)")
+      }
+      dir = next
+    }
+    folderFD = dir
+    var opened: Int32 = -1
+    if resume {
+      opened = openat(dir, partialName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+    }
+    if opened < 0 {
+      unlinkat(dir, partialName, 0)
+      // O_APPEND in both cases: after `truncate` the next write lands at 0, not past a hole.
+      opened = openat(dir, partialName, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    }
+    guard opened >= 0 else {
+      let e = errnoText()
+      close(dir)
+      throw InstallError(message: "cannot create the partial file for \(destination): \(e)")
+    }
+    fd = opened
+    var st = stat()
+    fstat(fd, &st)
+    size = Int64(st.st_size)
+  }
+
+  deinit {
+    if fd >= 0 { close(fd) }
+    close(folderFD)
+  }
+
+  /// Appends bytes to the partial file (from libcurl's write callback, say).
+  public func write(_ bytes: UnsafeRawBufferPointer) throws(InstallError) {
+    guard FileIO.writeAll(fd, bytes) else {
+      throw InstallError(message: "cannot write the partial file of \(destination): \(errnoText())")
+    }
+    size += Int64(bytes.count)
+  }
+
+  public func write(_ bytes: [UInt8]) throws(InstallError) {
+    guard FileIO.writeAll(fd, bytes) else {
+      throw InstallError(message: "cannot write the partial file of \(destination): \(errnoText())")
+    }
+    size += Int64(bytes.count)
+  }
+
+  /// Cuts the partial back to empty (a server that ignored Range sends the whole body).
+  public func truncate() throws(InstallError) {
+    guard ftruncate(fd, 0) == 0 else {
+      throw InstallError(message: "cannot truncate the partial file of \(destination): \(errnoText())")
+    }
+    size = 0
+  }
+
+  /// fsync, set `mode`, rename over the destination, fsync the folder. On any
+  /// failure the partial is discarded (after a failed fsync its pages may be
+  /// gone: it is never retried) and the old destination is left as it was.
+  public func commit(mode: UInt32?) throws(InstallError) {
+    guard fsync(fd) == 0 else {
+      let e = errnoText()
+      discard()
+      throw InstallError(message: "cannot flush \(destination) to disk: \(e); the old file is kept")
+    }
+    if fchmod(fd, mode_t(mode ?? 0o644)) != 0 {
+      let e = errnoText()
+      discard()
+      throw InstallError(message: "cannot set the mode of \(destination): \(e); the old file is kept")
+    }
+    guard renameat(folderFD, partialName, folderFD, name) == 0 else {
+      let e = errnoText()
+      discard()
+      throw InstallError(message: "cannot install \(destination): \(e); the old file is kept")
+    }
+    close(fd)
+    fd = -1
+    // The rename is durable only once the folder is.
+    guard fsync(folderFD) == 0 else {
+      throw InstallError(message: "installed \(destination), but flushing its folder failed: \(errnoText())")
+    }
+  }
+
+  /// Removes the partial file.
+  public func discard() {
+    if fd >= 0 {
+      close(fd)
+      fd = -1
+    }
+    unlinkat(folderFD, partialName, 0)
+  }
+}
+
+/// mkdir -p for root itself (root may be named through symlinks: the user's choice).
+func mkdirAll(_ path: String) -> Int32 {
+  var partial = ""
+  var rc: Int32 = 0
+  for c in path.split(separator: "/") {
+    partial += "/" + c
+    rc = mkdir(partial, 0o755)
+    if rc != 0 && errno != EEXIST { return rc }
+  }
+  return rc
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+@testable import SyncFiles
+
+private func put(_ p: PartialFile, _ s: String) throws {
+  try p.write(Array(s.utf8))
+}
+
+private func read(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
+
+@Suite final class InstallerTests {
+  let dir = makeTempDir()
+  var root: String { dir + "/root" }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  @Test func installsANewFileWithItsModeAndNoPartialLeft() throws {
+    let p = try PartialFile(root: root, relative: "tables/new/iris.csv", resume: false)
+    try put(p, "a,b\n1,2\n")
+    #expect(FileManager.default.fileExists(atPath: root + "/tables/new/.iris.csv.syncfiles-partial"))
+    #expect(!FileManager.default.fileExists(atPath: root + "/tables/new/iris.csv"))
+    try p.commit(mode: 0o640)
+    #expect(read(root + "/tables/new/iris.csv") == "a,b\n1,2\n")
+    let attrs = try FileManager.default.attributesOfItem(atPath: root + "/tables/new/iris.csv")
+    #expect((attrs[.posixPermissions] as? Int) == 0o640)
+    #expect(!FileManager.default.fileExists(atPath: root + "/tables/new/.iris.csv.syncfiles-partial"))
+    #expect(PartialFile.path(for: "/srv/a/b.bin") == "/srv/a/.b.bin.syncfiles-partial")
+  }
+
+  @Test func theOldFileStaysUntilCommit() throws {
+    write("old", to: root + "/f.txt")
+    let p = try PartialFile(root: root, relative: "f.txt", resume: false)
+    try put(p, "new content")
+    #expect(read(root + "/f.txt") == "old")
+    try p.commit(mode: nil)
+    #expect(read(root + "/f.txt") == "new content")
+  }
+
+  @Test func resumeAppendsAndAFreshStartDiscardsStaleData() throws {
+    do {
+      let p = try PartialFile(root: root, relative: "big.bin", resume: false)
+      try put(p, "first half|")
+    }
+    let r = try PartialFile(root: root, relative: "big.bin", resume: true)
+    #expect(r.size == 11)
+    try put(r, "second half")
+    try r.commit(mode: nil)
+    #expect(read(root + "/big.bin") == "first half|second half")
+    do {
+      let p = try PartialFile(root: root, relative: "other.bin", resume: false)
+      try put(p, "stale")
+    }
+    let fresh = try PartialFile(root: root, relative: "other.bin", resume: false)
+    #expect(fresh.size == 0)
+    try put(fresh, "x")
+    try fresh.truncate()
+    try put(fresh, "clean")
+    try fresh.commit(mode: nil)
+    #expect(read(root + "/other.bin") == "clean")
+  }
+
+  @Test func aSymlinkedFolderCannotSteerAWriteOutsideRoot() throws {
+    let outside = dir + "/outside"
+    try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(atPath: root + "/sub", withDestinationPath: outside)
+    do {
+      _ = try PartialFile(root: root, relative: "sub/evil.txt", resume: false)
+      Issue.record("followed a symlink out of root")
+    } catch {
+      #expect(error.message.contains("is a symlink or not a folder"))
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty)
+  }
+
+  @Test func aSymlinkAtTheDestinationIsReplacedNotFollowed() throws {
+    write("precious", to: dir + "/outside.txt")
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(atPath: root + "/f.txt", withDestinationPath: dir + "/outside.txt")
+    let p = try PartialFile(root: root, relative: "f.txt", resume: false)
+    try put(p, "mine")
+    try p.commit(mode: nil)
+    #expect(read(dir + "/outside.txt") == "precious")
+    #expect(read(root + "/f.txt") == "mine")
+    let type = try FileManager.default.attributesOfItem(atPath: root + "/f.txt")[.type] as? FileAttributeType
+    #expect(type == .typeRegular)
+  }
+
+  @Test func aSymlinkedPartialIsNeverWrittenThrough() throws {
+    write("precious", to: dir + "/outside.txt")
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(
+      atPath: root + "/.f.txt.syncfiles-partial", withDestinationPath: dir + "/outside.txt")
+    let p = try PartialFile(root: root, relative: "f.txt", resume: true)
+    try put(p, "mine")
+    try p.commit(mode: nil)
+    #expect(read(dir + "/outside.txt") == "precious")
+    #expect(read(root + "/f.txt") == "mine")
+  }
+
+  @Test func aFailedInstallKeepsTheOldDestinationAndDropsThePartial() throws {
+    try FileManager.default.createDirectory(atPath: root + "/taken/inside", withIntermediateDirectories: true)
+    write("keep", to: root + "/taken/inside/x")
+    let p = try PartialFile(root: root, relative: "taken", resume: false)
+    try put(p, "cannot replace a folder")
+    #expect(throws: InstallError.self) { try p.commit(mode: nil) }
+    #expect(read(root + "/taken/inside/x") == "keep")
+    #expect(!FileManager.default.fileExists(atPath: root + "/.taken.syncfiles-partial"))
+  }
+}
