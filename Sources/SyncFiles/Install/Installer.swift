@@ -45,7 +45,7 @@ public final class PartialFile {
     name = last
     partialName = PartialFile.partialName(for: last)
     // Root itself is the user's choice and may be a symlink; below it, nothing may be.
-    if mkdirAll(root) != 0 && errno != EEXIST {
+    if !FileIO.makeFolders(root) {
       throw InstallError(message: "cannot create root \(root): \(errnoText())")
     }
     var dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -93,14 +93,7 @@ public final class PartialFile {
     close(folderFD)
   }
 
-  /// Appends bytes to the partial file (from libcurl's write callback, say).
-  public func write(_ bytes: UnsafeRawBufferPointer) throws(InstallError) {
-    guard FileIO.writeAll(fd, bytes) else {
-      throw InstallError(message: "cannot write the partial file of \(destination): \(errnoText())")
-    }
-    size += Int64(bytes.count)
-  }
-
+  /// Appends bytes to the partial file.
   public func write(_ bytes: [UInt8]) throws(InstallError) {
     guard FileIO.writeAll(fd, bytes) else {
       throw InstallError(message: "cannot write the partial file of \(destination): \(errnoText())")
@@ -151,16 +144,4 @@ public final class PartialFile {
     }
     unlinkat(folderFD, partialName, 0)
   }
-}
-
-/// mkdir -p for root itself (root may be named through symlinks: the user's choice).
-func mkdirAll(_ path: String) -> Int32 {
-  var partial = ""
-  var rc: Int32 = 0
-  for c in path.split(separator: "/") {
-    partial += "/" + c
-    rc = mkdir(partial, 0o755)
-    if rc != 0 && errno != EEXIST { return rc }
-  }
-  return rc
 }

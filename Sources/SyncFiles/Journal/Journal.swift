@@ -190,12 +190,8 @@ public final class JournalWriter {
 
   static func makeFolder(of path: String) throws(JournalError) {
     let folder = Paths.folder(of: path)
-    var partial = ""
-    for c in folder.split(separator: "/") {
-      partial += "/" + c
-      if mkdir(partial, 0o755) != 0 && errno != EEXIST {
-        throw JournalError(kind: .io, message: "cannot create folder \(partial) for the journal: \(errnoText())")
-      }
+    guard FileIO.makeFolders(folder) else {
+      throw JournalError(kind: .io, message: "cannot create folder \(folder) for the journal: \(errnoText())")
     }
   }
 

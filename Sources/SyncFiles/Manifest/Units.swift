@@ -188,6 +188,16 @@ extension String {
   }
 }
 
+extension StringProtocol {
+  /// Without leading and trailing spaces, tabs, CRs and LFs (header values, /sys files).
+  func trimmingWhitespace() -> String {
+    var s = Substring(self)
+    while let f = s.first, f == " " || f == "\t" || f == "\r" || f == "\n" || f == "\r\n" { s = s.dropFirst() }
+    while let l = s.last, l == " " || l == "\t" || l == "\r" || l == "\n" || l == "\r\n" { s = s.dropLast() }
+    return String(s)
+  }
+}
+
 extension Character {
   var isASCIIDigit: Bool { asciiValue.map { $0 >= 48 && $0 <= 57 } ?? false }
   var asciiDigitValue: Int? { isASCIIDigit ? Int(asciiValue! - 48) : nil }

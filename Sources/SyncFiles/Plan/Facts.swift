@@ -118,24 +118,15 @@ public enum FactGatherer {
     var sawMains = false
     for n in names {
       let type = (try? FileIO.readAll(root + "/" + n + "/type", limit: 64).get()).map {
-        String(decoding: $0, as: UTF8.self).trimmingSpaces().trimmingCharacters(in: "\n")
+        String(decoding: $0, as: UTF8.self).trimmingWhitespace()
       }
       guard type == "Mains" else { continue }
       sawMains = true
       let online = (try? FileIO.readAll(root + "/" + n + "/online", limit: 16).get()).map {
-        String(decoding: $0, as: UTF8.self).trimmingCharacters(in: "\n")
+        String(decoding: $0, as: UTF8.self).trimmingWhitespace()
       }
       if online == "1" { return true }
     }
     return !sawMains
-  }
-}
-
-extension String {
-  func trimmingCharacters(in set: Character) -> String {
-    var s = Substring(self)
-    while s.last == set { s = s.dropLast() }
-    while s.first == set { s = s.dropFirst() }
-    return String(s)
   }
 }

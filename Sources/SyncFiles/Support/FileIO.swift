@@ -59,6 +59,18 @@ public enum FileIO {
     return true
   }
 
+  /// Creates `path` and any missing folders above it (mode 0755), like
+  /// `mkdir -p`. Returns false with errno set on failure.
+  @discardableResult
+  public static func makeFolders(_ path: String) -> Bool {
+    var partial = ""
+    for c in path.split(separator: "/") {
+      partial += "/" + c
+      if mkdir(partial, 0o755) != 0 && errno != EEXIST { return false }
+    }
+    return true
+  }
+
   /// Names in a folder, without `.` and `..`; nil when it cannot be listed.
   public static func listFolder(_ path: String) -> [String]? {
     guard let dir = opendir(path) else { return nil }

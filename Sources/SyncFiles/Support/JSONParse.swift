@@ -33,11 +33,6 @@ extension JSONValue {
     }
   }
 
-  public var boolValue: Bool? {
-    if case .bool(let b) = self { return b }
-    return nil
-  }
-
   private struct Parser {
     let bytes: [UInt8]
     var i = 0

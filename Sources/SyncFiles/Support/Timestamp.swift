@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// An instant in UTC, whole seconds since the Unix epoch. All schedule
 /// arithmetic in syncfiles is done in UTC with proleptic Gregorian dates.
 public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -144,12 +150,6 @@ func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
   let q = a / b
   return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
 }
-
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
 
 extension Timestamp {
   /// The system clock, whole seconds.

@@ -67,8 +67,7 @@ final class EasyRequest {
   func header(_ name: String) -> String? {
     let lower = name.lowercased() + ":"
     for line in headers.reversed() where line.lowercased().hasPrefix(lower) {
-      return String(line.dropFirst(lower.count)).trimmingSpaces().trimmingCharacters(in: "\r")
-        .trimmingCharacters(in: "\n").trimmingSpaces()
+      return line.dropFirst(lower.count).trimmingWhitespace()
     }
     return nil
   }
