@@ -22,9 +22,15 @@ let package = Package(
       pkgConfig: "yaml-0.1",
       providers: [.apt(["libyaml-dev"])]
     ),
+    .systemLibrary(
+      name: "CCrypto",
+      pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]
+    ),
+    .systemLibrary(name: "CLinux"),
     .target(
       name: "SyncFiles",
-      dependencies: ["CCurl", "CYAML"]
+      dependencies: ["CCurl", "CYAML", "CCrypto", "CLinux"]
     ),
     .executableTarget(
       name: "syncfiles",

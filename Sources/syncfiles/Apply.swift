@@ -1,24 +1,178 @@
 import ArgumentParser
 import SyncFiles
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 struct Apply: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Run every task that is due: download, resume, revalidate, verify, install atomically.",
-    discussion: "The transfer engine has not landed yet: only --dry-run (the same as `syncfiles plan`) works.")
+    discussion: """
+      Plans exactly as `syncfiles plan`, then runs what is due through one \
+      session: transfers share connections under the limits; bytes go to a \
+      hidden partial file beside each destination and are installed only \
+      after the size and sha256 checks (fsync, rename, folder fsync). \
+      Interrupted transfers keep their partial file and resume next time with \
+      Range + If-Range. Every outcome is recorded in the journal as it happens.
+
+      Progress and logs go to stderr (a live line on a terminal, plain lines \
+      otherwise); the summary, or with --format json one object, to stdout.
+
+      Exit codes: 0 every task that ran succeeded or was up to date; 1 a task \
+      (or hook) failed; 2 usage error or invalid manifest; 3 another apply \
+      holds the journal; 75 stopped early (deadline, SIGINT/SIGTERM): re-run \
+      to continue.
+
+      Examples:
+        syncfiles apply /etc/syncfiles.d
+        syncfiles apply --only 'datasets/*' --rate 20MB/s --deadline 30m manifest.yaml
+      """)
 
   @OptionGroup var session: SessionOptions
   @Flag(help: "Plan only, exactly as `syncfiles plan`: nothing is transferred or written.") var dryRun = false
   @Option(help: "Only tasks matching ID (name/id or a glob); repeatable.") var only: [String] = []
   @Flag(help: "Ignore schedules, not_before and backoff (requests stay conditional).") var force = false
-  @Option(help: "Concurrent transfers.") var parallel: Int?
+  @Option(help: "Concurrent transfers (default: limits.parallel, else 8).") var parallel: Int?
   @Option(help: "Aggregate bandwidth cap, e.g. 500000, 20MB or 20MB/s.") var rate: String?
   @Option(help: "Stop cleanly after this long (exit 75), e.g. 30m.") var deadline: String?
-  @Option(help: "Progress: auto, always or never.") var progress: String = "auto"
-  @Flag(help: "Print only problems.") var quiet = false
+  @Option(help: "Progress on stderr: auto (a live line on a terminal), always or never.") var progress: ProgressMode =
+    .auto
+  @Flag(help: "Print only problems (and the JSON object with --format json).") var quiet = false
   @Argument(help: "Manifest files or folders of manifests.") var paths: [String]
 
+  func validate() throws {
+    if let p = parallel, p < 1 { throw ValidationError("--parallel must be at least 1") }
+    if let r = rate, case .failure(let e) = ByteSize.parseRate(r) { throw ValidationError("--rate: \(e.message)") }
+    if let d = deadline, case .failure(let e) = TimeSpan.parse(d) { throw ValidationError("--deadline: \(e.message)") }
+    if session.now != nil && !dryRun {
+      throw ValidationError("--now is for plans only (plan, status, apply --dry-run); apply runs at the real time")
+    }
+  }
+
   func run() throws {
-    guard dryRun else { throw notImplemented("apply") }
-    try PlanOutput.run(paths: paths, session: session, options: PlanOptions(force: force, only: only))
+    if dryRun {
+      return try PlanOutput.run(paths: paths, session: session, options: PlanOptions(force: force, only: only))
+    }
+    // Before any thread starts: only the watcher thread receives SIGINT/SIGTERM.
+    SignalWatcher.block()
+    let (set, journalPath) = try LoadedSession.manifests(paths: paths, options: session)
+    let writer: JournalWriter
+    do {
+      writer = try JournalWriter(path: journalPath)
+    } catch {
+      Output.error("syncfiles: \(error.message)")
+      throw ExitCode(error.kind == .locked ? 3 : 1)
+    }
+    if writer.contents.dropped > 0 {
+      Output.error(
+        "syncfiles: journal \(journalPath): skipped \(writer.contents.dropped) damaged record(s) (a torn tail after a crash is expected)"
+      )
+    }
+    let journal = SessionJournal(writer)
+    let now = Timestamp.current()
+    let facts = FactGatherer.gather(for: set.manifests, journal: journal.tasks, now: now)
+    let plan = Planner.plan(
+      manifests: set.manifests, journal: journal.tasks, facts: facts, options: PlanOptions(force: force, only: only),
+      journalPath: journalPath)
+    for d in plan.disk where !d.ok {
+      Output.error(
+        "syncfiles: warning: \(d.path) has \(ByteSize.format(d.freeBytes)) free, the run expects to need \(ByteSize.format(d.neededBytes)); transfers that run out of space fail and keep the old files"
+      )
+    }
+
+    let limits = plan.limits
+    var options = RunOptions(
+      parallel: parallel ?? limits.parallel ?? Limits.defaultParallel,
+      perHost: limits.perHost ?? Limits.defaultPerHost)
+    options.rate = [rate.flatMap { try? ByteSize.parseRate($0).get() }, limits.rate].compactMap { $0 }.min()
+    let flagDeadline = deadline.flatMap { try? TimeSpan.parse($0).get() }
+    options.deadline = [flagDeadline, limits.deadline].compactMap { $0 }.min().map { Double($0.seconds) }
+    if let env = getenv("SYNCFILES_GROUP_COMMIT"), String(cString: env) == "0" {
+      options.groupCommit = false
+    }
+    let live = !quiet && (progress == .always || (progress == .auto && Output.stderrIsTTY))
+    let line = ProgressLine(live: live)
+    if !quiet { options.log = { line.log($0) } }
+    if live { options.tick = { line.show($0) } }
+
+    let runner = Runner(plan: plan, manifests: set.manifests, journal: journal, options: options)
+    SignalWatcher.watch { signal in
+      if runner.stopRequested {
+        // A second signal: the journal is consistent at every instant; leave now.
+        Output.error("syncfiles: \(signal) again: exiting at once")
+        _exit(75)
+      }
+      runner.stop(signal)
+    }
+    let report = runner.run()
+    line.clear()
+    switch session.format {
+    case .json:
+      Output.result(report.json.serialized())
+    case .text:
+      if quiet {
+        for t in report.tasks where t.outcome == .failed { Output.error("syncfiles: failed \(t.id): \(t.error ?? "")") }
+      } else {
+        Output.result(report.text)
+      }
+    }
+    let code = report.exitCode
+    if code != 0 { throw ExitCode(code) }
+  }
+}
+
+enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
+  case auto, always, never
+}
+
+/// The live progress line on a terminal (redrawn in place), and log lines
+/// printed above it; without a terminal, only the log lines.
+final class ProgressLine: @unchecked Sendable {
+  private let live: Bool
+  private let lock = NSLockish()
+  private var shown = false
+
+  init(live: Bool) { self.live = live }
+
+  func log(_ text: String) {
+    lock.run {
+      if shown { Output.error("\r\u{1b}[K", newline: false) }
+      shown = false
+      Output.error(text)
+    }
+  }
+
+  func show(_ p: RunProgress) {
+    lock.run {
+      let rate = p.elapsed > 0.5 ? Double(p.bytes) / p.elapsed : 0
+      var text = "[\(p.done)/\(p.total) files] \(ByteSize.format(p.bytes))"
+      if rate > 0 { text += "  \(ByteSize.format(Int64(rate)))/s" }
+      if rate > 0 && p.expectedBytes > p.bytes {
+        let eta = Int(Double(p.expectedBytes - p.bytes) / rate)
+        text += "  ETA \(eta / 60):\(eta % 60 < 10 ? "0" : "")\(eta % 60)"
+      }
+      text += "  \(p.active) active"
+      Output.error("\r\u{1b}[K" + text, newline: false)
+      shown = true
+    }
+  }
+
+  func clear() {
+    lock.run {
+      if shown { Output.error("\r\u{1b}[K", newline: false) }
+      shown = false
+    }
+  }
+}
+
+/// A pthread mutex for the executable's few shared values.
+final class NSLockish: @unchecked Sendable {
+  private let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+  init() { pthread_mutex_init(m, nil) }
+  func run(_ body: () -> Void) {
+    pthread_mutex_lock(m)
+    body()
+    pthread_mutex_unlock(m)
   }
 }

@@ -11,9 +11,9 @@ enum Output {
     print(text)
   }
 
-  static func error(_ text: String) {
+  static func error(_ text: String, newline: Bool = true) {
     var line = text
-    if !line.hasSuffix("\n") { line += "\n" }
+    if newline && !line.hasSuffix("\n") { line += "\n" }
     // write(2) directly: stdio's `stderr` is shared mutable state to Swift 6.
     FileIO.writeAll(2, Array(line.utf8))
   }

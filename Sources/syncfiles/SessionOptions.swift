@@ -34,18 +34,7 @@ struct LoadedSession {
   /// Loads and checks the manifests (exit 2 with every error on stderr when
   /// any is invalid) and reads the journal without locking it.
   static func load(paths: [String], options: SessionOptions) throws -> LoadedSession {
-    let env = ProcessInfo.processInfo.environment
-    let cwd = FileManager.default.currentDirectoryPath
-    let set = ManifestLoader(environment: env, workingDirectory: cwd).load(paths: paths)
-    if set.hasErrors {
-      for d in ValidationReport(set: set).sortedDiagnostics where d.severity == .error {
-        Output.error(d.description)
-      }
-      Output.error("nothing was done: fix the errors above (`syncfiles validate` shows warnings too)")
-      throw ExitCode(2)
-    }
-    let path = JournalLocation.resolve(
-      flag: options.journal, environment: env, manifests: set.manifests, isRoot: getuid() == 0, workingDirectory: cwd)
+    let (set, path) = try manifests(paths: paths, options: options)
     let contents: JournalFormat.Contents
     do {
       contents = try JournalReader.read(path: path)
@@ -59,6 +48,24 @@ struct LoadedSession {
       )
     }
     return LoadedSession(set: set, journalPath: path, journal: contents)
+  }
+
+  /// Loads and checks the manifests (exit 2 with every error on stderr when
+  /// any is invalid) and resolves the journal's path.
+  static func manifests(paths: [String], options: SessionOptions) throws -> (ManifestSet, String) {
+    let env = ProcessInfo.processInfo.environment
+    let cwd = FileManager.default.currentDirectoryPath
+    let set = ManifestLoader(environment: env, workingDirectory: cwd).load(paths: paths)
+    if set.hasErrors {
+      for d in ValidationReport(set: set).sortedDiagnostics where d.severity == .error {
+        Output.error(d.description)
+      }
+      Output.error("nothing was done: fix the errors above (`syncfiles validate` shows warnings too)")
+      throw ExitCode(2)
+    }
+    let path = JournalLocation.resolve(
+      flag: options.journal, environment: env, manifests: set.manifests, isRoot: getuid() == 0, workingDirectory: cwd)
+    return (set, path)
   }
 
   func plan(now: Timestamp, options: PlanOptions, remote: Bool = false) -> SessionPlan {

@@ -1,3 +1,5 @@
+import CLinux
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -18,7 +20,8 @@ public struct InstallError: Error, Sendable, CustomStringConvertible {
 /// `O_EXCL` and mode 0600. `commit` makes the bytes durable, renames the
 /// partial over the destination and makes the rename durable: the
 /// destination is at every instant the old complete file or the new one.
-public final class PartialFile {
+public final class PartialFile: @unchecked Sendable {
+  // Handed from thread to thread (runner, transfer engine, installer), used by one at a time.
   public let destination: String
   private let folderFD: Int32
   private var fd: Int32
@@ -70,12 +73,12 @@ public final class PartialFile {
     folderFD = dir
     var opened: Int32 = -1
     if resume {
-      opened = openat(dir, partialName, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+      opened = openat(dir, partialName, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
     }
     if opened < 0 {
       unlinkat(dir, partialName, 0)
       // O_APPEND in both cases: after `truncate` the next write lands at 0, not past a hole.
-      opened = openat(dir, partialName, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      opened = openat(dir, partialName, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     }
     guard opened >= 0 else {
       let e = errnoText()
@@ -101,6 +104,14 @@ public final class PartialFile {
     size += Int64(bytes.count)
   }
 
+  /// Appends bytes straight from a transfer's buffer.
+  public func write(_ buffer: UnsafeRawBufferPointer) throws(InstallError) {
+    guard FileIO.writeAll(fd, buffer) else {
+      throw InstallError(message: "cannot write the partial file of \(destination): \(errnoText())")
+    }
+    size += Int64(buffer.count)
+  }
+
   /// Cuts the partial back to empty (a server that ignored Range sends the whole body).
   public func truncate() throws(InstallError) {
     guard ftruncate(fd, 0) == 0 else {
@@ -113,10 +124,31 @@ public final class PartialFile {
   /// failure the partial is discarded (after a failed fsync its pages may be
   /// gone: it is never retried) and the old destination is left as it was.
   public func commit(mode: UInt32?) throws(InstallError) {
+    try flush()
+    try install(mode: mode)
+    try syncFolder()
+  }
+
+  /// Makes the partial's bytes durable (step 1 of `commit`). A failure discards it.
+  public func flush() throws(InstallError) {
     guard fsync(fd) == 0 else {
       let e = errnoText()
       discard()
       throw InstallError(message: "cannot flush \(destination) to disk: \(e); the old file is kept")
+    }
+  }
+
+  /// Sets the mode and renames the partial over the destination (step 2 of
+  /// `commit`, after its bytes are durable). Refuses to replace anything but a
+  /// regular file; a symlink at the destination is replaced, never followed.
+  public func install(mode: UInt32?) throws(InstallError) {
+    var st = stat()
+    if fstatat(folderFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 {
+      let kind = st.st_mode & S_IFMT
+      if kind != S_IFREG && kind != S_IFLNK {
+        discard()
+        throw InstallError(message: "\(destination) exists and is not a regular file; refusing to replace it")
+      }
     }
     if fchmod(fd, mode_t(mode ?? 0o644)) != 0 {
       let e = errnoText()
@@ -130,10 +162,34 @@ public final class PartialFile {
     }
     close(fd)
     fd = -1
-    // The rename is durable only once the folder is.
+  }
+
+  /// Makes the rename durable (step 3 of `commit`).
+  public func syncFolder() throws(InstallError) {
     guard fsync(folderFD) == 0 else {
       throw InstallError(message: "installed \(destination), but flushing its folder failed: \(errnoText())")
     }
+  }
+
+  /// The file system and folder this partial lives in (to group commits).
+  public var placement: (device: UInt64, folder: UInt64) {
+    var st = stat()
+    fstat(folderFD, &st)
+    return (UInt64(st.st_dev), UInt64(st.st_ino))
+  }
+
+  /// Flushes the whole file system holding this partial (`syncfs`): one call
+  /// makes every partial on it durable. True on success.
+  public func flushFileSystem() -> Bool { sf_syncfs(fd) == 0 }
+
+  /// Feeds the bytes already in the partial to `hasher` (once, when resuming).
+  public func hashExisting(into hasher: SHA256Hasher) -> Bool { hasher.update(fd: fd, length: size) }
+
+  /// Modification time (ns) and size of the installed destination.
+  public func installedFact() -> (size: Int64, mtimeNs: Int64)? {
+    var st = stat()
+    guard fstatat(folderFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+    return (Int64(st.st_size), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
   }
 
   /// Removes the partial file.

@@ -148,14 +148,7 @@ public enum RemoteProbe {
   }
 
   /// An HTTP date (RFC 9110 IMF-fixdate) for If-Modified-Since.
-  public static func httpDate(_ t: Timestamp) -> String {
-    let c = t.civil
-    let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    func p(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-    return
-      "\(days[c.weekday]), \(p(c.day)) \(months[c.month - 1]) \(c.year) \(p(c.hour)):\(p(c.minute)):\(p(c.second)) GMT"
-  }
+  public static func httpDate(_ t: Timestamp) -> String { HTTPDate.format(t) }
 }
 
 extension Planner {

@@ -1,0 +1,58 @@
+/// Renders what `apply` did: a short table for people, SPEC §6 JSON for scripts.
+extension RunReport {
+  /// Rows for the tasks that did something worth reading (installed, failed,
+  /// interrupted); counts for the rest, so a no-op run over 100,000 entries
+  /// prints two lines.
+  public var text: String {
+    var table = TextTable(header: ["TASK", "OUTCOME", "BYTES", "NOTE"])
+    for t in tasks where t.outcome == .installed || t.outcome == .failed || t.outcome == .interrupted {
+      var note = t.error ?? ""
+      if t.outcome == .installed {
+        note =
+          t.resumedFrom > 0 ? "resumed at \(ByteSize.format(t.resumedFrom))" : (t.changed ? "changed" : "same content")
+        if let h = t.hookError { note += "; \(h)" }
+      }
+      if !t.warnings.isEmpty { note += (note.isEmpty ? "" : "; ") + t.warnings.joined(separator: "; ") }
+      table.rows.append([t.id, t.outcome.rawValue, ByteSize.format(t.bytesTransferred), note])
+    }
+    var out = table.rows.isEmpty ? "" : table.render() + "\n\n"
+    let counts = TaskOutcome.allCases.map { "\(count($0)) \($0.rawValue)" }.joined(separator: ", ")
+    out += "\(tasks.count) task\(tasks.count == 1 ? "" : "s"): \(counts); "
+    out += "\(ByteSize.format(bytesTransferred)) transferred in \(Self.seconds(elapsed))"
+    if let s = stopped { out += "\nstopped early (\(s)): re-run to continue" }
+    for h in hookErrors { out += "\nhook failed: \(h)" }
+    if let j = journalError { out += "\njournal: \(j)" }
+    return out
+  }
+
+  static func seconds(_ s: Double) -> String {
+    s < 10 ? "\((s * 100).rounded() / 100)s" : "\(Int(s.rounded()))s"
+  }
+
+  public var json: JSONValue {
+    func opt(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
+    let list: [JSONValue] = tasks.map { t in
+      var o: [(String, JSONValue)] = [
+        ("id", .string(t.id)), ("outcome", .string(t.outcome.rawValue)),
+        ("bytes_transferred", .int(t.bytesTransferred)),
+        ("resumed_from", .int(t.resumedFrom)), ("http_status", t.httpStatus.map { .int(Int64($0)) } ?? .null),
+        ("error", opt(t.error)), ("url", .string(t.url)), ("destination", .string(t.destination)),
+        ("action", .string(t.action.rawValue)), ("reason", .string(t.reason)), ("attempts", .int(Int64(t.attempts))),
+      ]
+      if t.outcome == .installed { o.append(("changed", .bool(t.changed))) }
+      if let s = t.sha256 { o.append(("sha256", .string(s))) }
+      if !t.warnings.isEmpty { o.append(("warnings", .array(t.warnings.map(JSONValue.string)))) }
+      if let h = t.hookError { o.append(("hook_error", .string(h))) }
+      return .object(o)
+    }
+    var totals: [(String, JSONValue)] = [("tasks", .int(Int64(tasks.count)))]
+    for o in TaskOutcome.allCases { totals.append((o.rawValue, .int(Int64(count(o))))) }
+    totals.append(("bytes_transferred", .int(bytesTransferred)))
+    return .object([
+      ("session", .string(session)), ("started", .string(started.rfc3339)), ("journal", .string(journal)),
+      ("tasks", .array(list)), ("totals", .object(totals)), ("stopped", opt(stopped)),
+      ("elapsed_seconds", .double(elapsed)), ("hook_errors", .array(hookErrors.map(JSONValue.string))),
+      ("journal_error", opt(journalError)), ("exit_code", .int(Int64(exitCode))),
+    ])
+  }
+}

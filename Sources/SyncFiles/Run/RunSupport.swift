@@ -1,0 +1,197 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The journal shared by the runner and the transfer engine's thread: every
+/// change to a task's state is appended at once (a kill loses nothing that
+/// was recorded), `sync` makes them durable in groups.
+public final class SessionJournal: @unchecked Sendable {
+  private let lock = Lock()
+  private let writer: JournalWriter
+  private var error: JournalError?
+
+  public init(_ writer: JournalWriter) { self.writer = writer }
+
+  public var path: String { writer.path }
+  public var tasks: [String: TaskState] { lock.locked { writer.contents.tasks } }
+
+  public func state(_ id: String) -> TaskState {
+    lock.locked { writer.contents.tasks[id] ?? TaskState(id: id) }
+  }
+
+  /// Applies `change` to the task's latest state and appends the result.
+  @discardableResult
+  public func update(_ id: String, _ change: (inout TaskState) -> Void) -> TaskState {
+    lock.locked {
+      var s = writer.contents.tasks[id] ?? TaskState(id: id)
+      change(&s)
+      do throws(JournalError) { try writer.record(s) } catch { self.error = self.error ?? error }
+      return s
+    }
+  }
+
+  public func sync() {
+    lock.locked {
+      do throws(JournalError) { try writer.sync() } catch { self.error = self.error ?? error }
+    }
+  }
+
+  /// Compacts when the journal has grown well past one record per task.
+  public func compactIfNeeded() {
+    lock.locked {
+      guard writer.needsCompaction else { return }
+      do throws(JournalError) { try writer.compact() } catch { self.error = self.error ?? error }
+    }
+  }
+
+  /// The first write error, if any (the run reports it; outcomes stay true on disk).
+  public var firstError: JournalError? { lock.locked { error } }
+}
+
+/// Installs complete partial files on a thread of its own, in groups: one
+/// `syncfs` per file system makes every partial of the group durable, then
+/// each is renamed over its destination, then each folder is flushed once.
+/// A group of one is a plain fsync, rename, folder fsync.
+final class InstallQueue: @unchecked Sendable {
+  struct Item: @unchecked Sendable {
+    var index: Int
+    var partial: PartialFile
+    var mode: UInt32?
+  }
+  struct Done: Sendable {
+    var index: Int
+    var error: InstallError?
+    var fact: (size: Int64, mtimeNs: Int64)?
+  }
+
+  private let lock = Lock()
+  private var queue: [Item] = []
+  private var quit = false
+  private var running = true
+  let group: Bool
+  private let onDone: @Sendable ([Done]) -> Void
+  /// Groups committed and files in them (for the benchmark notes).
+  private(set) var groups = 0
+
+  init(group: Bool, onDone: @escaping @Sendable ([Done]) -> Void) {
+    self.group = group
+    self.onDone = onDone
+    startThread { [self] in loop() }
+  }
+
+  func add(_ item: Item) {
+    lock.locked {
+      queue.append(item)
+      lock.signal()
+    }
+  }
+
+  /// Finishes what is queued, then ends the thread.
+  func shutdown() {
+    lock.locked {
+      quit = true
+      lock.signal()
+      while running { lock.wait(until: nil) }
+    }
+  }
+
+  private func loop() {
+    while true {
+      let batch: [Item]? = lock.locked {
+        while queue.isEmpty && !quit { lock.wait(until: nil) }
+        if queue.isEmpty { return nil }
+        let b = Array(queue.prefix(512))
+        queue.removeFirst(b.count)
+        return b
+      }
+      guard let batch else { break }
+      onDone(commit(batch))
+      lock.locked { groups += 1 }
+    }
+    lock.locked {
+      running = false
+      lock.signal()
+    }
+  }
+
+  func commit(_ batch: [Item]) -> [Done] {
+    var done: [Done] = []
+    if batch.count == 1 || !group {
+      for item in batch {
+        do {
+          try item.partial.commit(mode: item.mode)
+          done.append(Done(index: item.index, error: nil, fact: item.partial.installedFact()))
+        } catch {
+          done.append(Done(index: item.index, error: error, fact: nil))
+        }
+      }
+      return done
+    }
+    // 1. Durable bytes: one syncfs per file system (fsync each where that fails).
+    var flushed: [UInt64: Bool] = [:]
+    var ready: [Item] = []
+    for item in batch {
+      let dev = item.partial.placement.device
+      if flushed[dev] == nil { flushed[dev] = item.partial.flushFileSystem() }
+      if flushed[dev] == false {
+        do { try item.partial.flush() } catch {
+          done.append(Done(index: item.index, error: error, fact: nil))
+          continue
+        }
+      }
+      ready.append(item)
+    }
+    // 2. Rename each over its destination; 3. flush each folder once.
+    var installed: [(Item, (Int64, Int64)?)] = []
+    for item in ready {
+      do {
+        try item.partial.install(mode: item.mode)
+        installed.append((item, item.partial.installedFact()))
+      } catch {
+        done.append(Done(index: item.index, error: error, fact: nil))
+      }
+    }
+    var folderError: [UInt64: InstallError] = [:]
+    var synced: Set<UInt64> = []
+    for (item, _) in installed {
+      let p = item.partial.placement
+      let key = p.device &* 31 &+ p.folder
+      if synced.insert(key).inserted {
+        do { try item.partial.syncFolder() } catch { folderError[key] = error }
+      }
+    }
+    for (item, fact) in installed {
+      let p = item.partial.placement
+      done.append(Done(index: item.index, error: folderError[p.device &* 31 &+ p.folder], fact: fact))
+    }
+    return done
+  }
+}
+
+/// SIGINT and SIGTERM, turned into a call on a thread of their own. Call
+/// `block()` first thing in `main`, before any thread starts, so every
+/// thread inherits the mask and only the watcher receives them.
+public enum SignalWatcher {
+  public static func block() {
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGINT)
+    sigaddset(&set, SIGTERM)
+    pthread_sigmask(SIG_BLOCK, &set, nil)
+  }
+
+  /// Calls `handler` with the signal's name for each SIGINT/SIGTERM.
+  public static func watch(_ handler: @escaping @Sendable (String) -> Void) {
+    startThread {
+      var set = sigset_t()
+      sigemptyset(&set)
+      sigaddset(&set, SIGINT)
+      sigaddset(&set, SIGTERM)
+      while true {
+        var sig: Int32 = 0
+        guard sigwait(&set, &sig) == 0 else { continue }
+        handler(sig == SIGINT ? "SIGINT" : "SIGTERM")
+      }
+    }
+  }
+}

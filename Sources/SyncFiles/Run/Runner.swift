@@ -1,0 +1,710 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+public struct RunOptions: Sendable {
+  public var parallel: Int
+  public var perHost: Int
+  /// Aggregate bytes per second.
+  public var rate: Int64?
+  /// Stop after this many seconds (exit 75).
+  public var deadline: Double?
+  /// Group commits of many small files (one syncfs per group); off = one fsync per file.
+  public var groupCommit = true
+  public var hookTimeout: Double = 600
+  public var verifyTimeout: Double = 600
+  /// Plain log lines (stderr in the CLI).
+  public var log: @Sendable (String) -> Void = { _ in }
+  /// Called about five times a second while transfers run (a live progress line).
+  public var tick: (@Sendable (RunProgress) -> Void)? = nil
+
+  public init(parallel: Int, perHost: Int, rate: Int64? = nil, deadline: Double? = nil) {
+    self.parallel = parallel
+    self.perHost = perHost
+    self.rate = rate
+    self.deadline = deadline
+  }
+}
+
+public struct RunProgress: Sendable {
+  public var done: Int
+  public var total: Int
+  public var bytes: Int64
+  public var expectedBytes: Int64
+  public var active: Int
+  public var elapsed: Double
+}
+
+public enum TaskOutcome: String, Sendable, CaseIterable {
+  case installed, unchanged, failed, waiting, interrupted, skipped
+}
+
+public struct TaskReport: Sendable {
+  public var id: String
+  public var url: String
+  public var destination: String
+  public var action: Action
+  public var outcome: TaskOutcome
+  public var bytesTransferred: Int64 = 0
+  public var resumedFrom: Int64 = 0
+  public var httpStatus: Int? = nil
+  public var error: String? = nil
+  public var warnings: [String] = []
+  /// Installed with content different from before (on_change ran).
+  public var changed = false
+  public var attempts = 0
+  public var sha256: String? = nil
+  public var hookError: String? = nil
+  public var reason: String
+}
+
+public struct RunReport: Sendable {
+  public var session: String
+  public var started: Timestamp
+  public var journal: String
+  public var tasks: [TaskReport]
+  /// Why the run stopped early ("deadline", "SIGTERM"), if it did.
+  public var stopped: String?
+  public var elapsed: Double
+  public var hookErrors: [String] = []
+  public var journalError: String?
+  public var installGroups = 0
+
+  public func count(_ o: TaskOutcome) -> Int { tasks.lazy.filter { $0.outcome == o }.count }
+  public var bytesTransferred: Int64 { tasks.reduce(0) { $0 + $1.bytesTransferred } }
+
+  /// SPEC §3: 75 stopped early with work left, 1 a task (or hook) failed, 0 otherwise.
+  public var exitCode: Int32 {
+    if stopped != nil && count(.interrupted) > 0 { return 75 }
+    if count(.failed) > 0 || !hookErrors.isEmpty || journalError != nil { return 1 }
+    if stopped != nil { return 75 }
+    return 0
+  }
+}
+
+/// Executes a plan: every task that is due runs through the transfer engine,
+/// is verified, installed atomically and journaled as it happens.
+public final class Runner: @unchecked Sendable {
+  enum Event {
+    case transfer(Int, TransferResult)
+    case installed([InstallQueue.Done])
+    case stop(String)
+  }
+
+  struct Job {
+    var task: PlannedTask
+    var manifest: Int
+    var urls: [SourceURL]
+    var urlIndex = 0
+    /// Passes over url + mirrors so far.
+    var pass = 1
+    var permanent: Set<Int> = []
+    var partial: PartialFile?
+    var hasher = SHA256Hasher()
+    /// Validator the partial was written under (If-Range on a resume).
+    var partialValidator: String?
+    var restarts = 0
+    /// Validators of the complete transfer, for the journal once installed.
+    var pendingValidators: (String?, String?) = (nil, nil)
+    var report: TaskReport
+    var host: String { urls[urlIndex].host }
+  }
+
+  let plan: SessionPlan
+  let manifests: [Manifest]
+  let journal: SessionJournal
+  let options: RunOptions
+  private let lock = Lock()
+  private var events: [Event] = []
+  private var jobs: [Job] = []
+  private let startTime = monotonicSeconds()
+
+  public init(plan: SessionPlan, manifests: [Manifest], journal: SessionJournal, options: RunOptions) {
+    self.plan = plan
+    self.manifests = manifests
+    self.journal = journal
+    self.options = options
+  }
+
+  /// Asks the run to stop (a signal): transfers end, resume state is kept.
+  public func stop(_ why: String) {
+    lock.locked { stopAsked = true }
+    post(.stop(why))
+  }
+
+  private var stopAsked = false
+  public var stopRequested: Bool { lock.locked { stopAsked } }
+
+  private func post(_ e: Event) {
+    lock.locked {
+      events.append(e)
+      lock.signal()
+    }
+  }
+
+  // MARK: - The run
+
+  public func run() -> RunReport {
+    var manifestOf: [String: Int] = [:]
+    for (i, m) in manifests.enumerated() { for f in m.files { manifestOf[f.qualifiedID] = i } }
+    jobs = plan.tasks.map { t in
+      let outcome: TaskOutcome = t.action == .wait ? .waiting : .skipped
+      return Job(
+        task: t, manifest: manifestOf[t.id] ?? 0, urls: [t.entry.url] + t.entry.mirrors,
+        report: TaskReport(
+          id: t.id, url: t.entry.url.display, destination: t.entry.destinationPath, action: t.action,
+          outcome: outcome, reason: t.reason))
+    }
+    let toRun = jobs.indices.filter { jobs[$0].task.runs }
+    var report = RunReport(
+      session: plan.session, started: Timestamp.current(), journal: journal.path, tasks: [], stopped: nil,
+      elapsed: 0)
+    guard !toRun.isEmpty else {
+      report.tasks = jobs.map(\.report)
+      return report
+    }
+    guard let engine = TransferEngine(perHost: options.perHost, rate: options.rate) else {
+      for i in toRun { fail(i, "libcurl could not start", retryable: false) }
+      report.tasks = jobs.map(\.report)
+      return report
+    }
+    let installer = InstallQueue(group: options.groupCommit) { [self] done in post(.installed(done)) }
+
+    // Ready queues per host, so one busy host never holds back another.
+    var ready: [String: [Int]] = [:]
+    var readyHead: [String: Int] = [:]
+    var hosts: [String] = []
+    func enqueue(_ i: Int, front: Bool = false) {
+      let h = jobs[i].host
+      if ready[h] == nil {
+        ready[h] = []
+        readyHead[h] = 0
+        hosts.append(h)
+      }
+      if front {
+        let head = readyHead[h]!
+        if head > 0 {
+          ready[h]![head - 1] = i
+          readyHead[h] = head - 1
+        } else {
+          ready[h]!.insert(i, at: 0)
+        }
+      } else {
+        ready[h]!.append(i)
+      }
+    }
+    for i in toRun { enqueue(i) }
+    var waitingRetry: [(at: Double, index: Int)] = []
+    var active = 0
+    var activeByHost: [String: Int] = [:]
+    var installing = 0
+    var finished = 0
+    var stopping: String? = nil
+    let deadline = options.deadline.map { startTime + $0 }
+    let expected = plan.expectedBytes
+
+    func begin(_ i: Int) {
+      guard let spec = prepare(i) else { return }
+      active += 1
+      activeByHost[jobs[i].host, default: 0] += 1
+      jobs[i].report.attempts += 1
+      engine.start(spec) { [self] r in post(.transfer(i, r)) }
+    }
+
+    func startMore() {
+      var progressed = true
+      while progressed && active < options.parallel && installing < 256 {
+        progressed = false
+        for h in hosts where active < options.parallel {
+          guard activeByHost[h, default: 0] < options.perHost, let head = readyHead[h], head < ready[h]!.count else {
+            continue
+          }
+          let i = ready[h]![head]
+          readyHead[h] = head + 1
+          if head + 1 == ready[h]!.count {
+            ready[h]!.removeAll(keepingCapacity: true)
+            readyHead[h] = 0
+          }
+          begin(i)
+          progressed = true
+        }
+      }
+    }
+
+    func retryLater(_ i: Int, after seconds: Double) {
+      let at = monotonicSeconds() + seconds
+      waitingRetry.append((at, i))
+    }
+
+    func handle(_ i: Int, _ r: TransferResult) {
+      active -= 1
+      activeByHost[jobs[i].host, default: 1] -= 1
+      let next = afterTransfer(i, r, stopping: stopping != nil)
+      switch next {
+      case .done:
+        finished += 1
+      case .install(let item):
+        installing += 1
+        installer.add(item)
+      case .again:
+        enqueue(i, front: true)
+      case .wait(let seconds):
+        if let deadline, monotonicSeconds() + seconds > deadline {
+          interrupted(i, why: "deadline reached while waiting to retry")
+          finished += 1
+        } else {
+          retryLater(i, after: seconds)
+        }
+      }
+    }
+
+    while true {
+      if stopping == nil { startMore() }
+      if active == 0 && installing == 0
+        && (stopping != nil || (waitingRetry.isEmpty && hosts.allSatisfy { ready[$0]!.count == readyHead[$0]! }))
+      {
+        break
+      }
+      let now = monotonicSeconds()
+      var wake = waitingRetry.map(\.at).min()
+      if let d = deadline, stopping == nil { wake = min(wake ?? d, d) }
+      if options.tick != nil { wake = min(wake ?? now + 0.2, now + 0.2) }
+      let batch: [Event] = lock.locked {
+        if events.isEmpty { lock.wait(until: wake) }
+        let b = events
+        events.removeAll()
+        return b
+      }
+      for e in batch {
+        switch e {
+        case .transfer(let i, let r):
+          handle(i, r)
+        case .installed(let done):
+          installing -= done.count
+          for d in done {
+            installed(d)
+            finished += 1
+          }
+          journal.sync()
+        case .stop(let why):
+          if stopping == nil {
+            stopping = why
+            options.log("syncfiles: \(why): stopping transfers, keeping what was received for a resume")
+            engine.stopAll()
+          }
+        }
+      }
+      let t = monotonicSeconds()
+      if stopping == nil, let d = deadline, t >= d {
+        stopping = "deadline"
+        options.log("syncfiles: deadline reached: stopping transfers, keeping what was received for a resume")
+        engine.stopAll()
+      }
+      if stopping != nil {
+        for (_, i) in waitingRetry { interrupted(i, why: "stopped (\(stopping!)) while waiting to retry") }
+        waitingRetry.removeAll()
+      } else {
+        let due = waitingRetry.filter { $0.at <= t }
+        waitingRetry.removeAll { $0.at <= t }
+        for (_, i) in due { enqueue(i, front: true) }
+      }
+      options.tick?(
+        RunProgress(
+          done: finished, total: toRun.count, bytes: engine.bytesReceived, expectedBytes: expected, active: active,
+          elapsed: t - startTime))
+    }
+    engine.shutdown()
+    installer.shutdown()
+    report.installGroups = installer.groups
+    // Tasks never started because the run stopped stay due for the next run.
+    if let why = stopping {
+      report.stopped = why
+      for i in toRun where jobs[i].report.attempts == 0 && jobs[i].report.outcome == .skipped {
+        jobs[i].report.outcome = .interrupted
+        jobs[i].report.error = "not started: the run stopped (\(why))"
+      }
+    }
+    journal.sync()
+    report.hookErrors = runHooks()
+    journal.compactIfNeeded()
+    report.journalError = journal.firstError?.message
+    report.tasks = jobs.map(\.report)
+    report.elapsed = monotonicSeconds() - startTime
+    return report
+  }
+
+  // MARK: - Steps of one task
+
+  /// Opens what a transfer needs: the partial being resumed (re-hashed once),
+  /// the validators to send. Nil when the task failed before any request.
+  func prepare(_ i: Int) -> TransferSpec? {
+    let t = jobs[i].task
+    let e = t.entry
+    let url = jobs[i].urls[jobs[i].urlIndex]
+    guard url.isBuiltIn else {
+      fail(
+        i, "no built-in support for \(url.scheme): URLs in this version (source plugins are not run yet)",
+        retryable: false)
+      return nil
+    }
+    if let f = FactGatherer.fact(at: e.destinationPath), !f.isRegular {
+      fail(i, "\(e.destinationPath) exists and is not a regular file; refusing to replace it", retryable: false)
+      return nil
+    }
+    let state = journal.state(t.id)
+    let root = manifests[jobs[i].manifest].root
+    let relative = e.destination
+    // A resume planned from a partial held since an earlier run: open and re-hash it once.
+    if jobs[i].partial == nil && t.action == .resume && jobs[i].report.attempts == 0, let p = state.partial {
+      do {
+        let partial = try PartialFile(root: root, relative: relative, resume: true)
+        if partial.size > 0 && partial.hashExisting(into: jobs[i].hasher) {
+          jobs[i].partial = partial
+          jobs[i].partialValidator = p.etag ?? p.lastModified
+        } else {
+          partial.discard()
+          jobs[i].hasher.reset()
+        }
+      } catch {
+        fail(i, error.message, retryable: false)
+        return nil
+      }
+    }
+    let fp = Planner.fingerprint(e)
+    let id = t.id
+    let partialPath = PartialFile.path(for: e.destinationPath)
+    var spec = TransferSpec(
+      id: id, url: url.text.revealed, origin: url.origin, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
+      isFile: url.scheme == "file", root: root, relative: relative, partial: jobs[i].partial,
+      hasher: jobs[i].hasher, connectTimeout: e.timeout.connect, stall: e.timeout.stall,
+      onBody: { [journal] head in
+        // Before the partial holds a byte of this version, the journal knows its validators.
+        journal.update(id) { s in
+          if s.fingerprint == nil { s.fingerprint = fp }
+          s.partial = TaskState.Partial(
+            path: partialPath, offset: head.offset, totalBytes: head.totalBytes, etag: head.etag,
+            lastModified: head.lastModified)
+        }
+      })
+    spec.maxBytes = e.maxBytes
+    if let p = jobs[i].partial, p.size > 0, let v = jobs[i].partialValidator, !v.hasPrefix("W/") {
+      spec.ifRange = v
+    } else if t.action == .revalidate || FactGatherer.fact(at: e.destinationPath) != nil {
+      let fact = FactGatherer.fact(at: e.destinationPath)
+      let inst = state.fingerprint == fp ? state.installed : nil
+      if let inst, let f = fact, f.size == inst.size, f.mtimeNs == inst.mtimeNs {
+        if spec.isFile {
+          spec.fileNewerThan = inst.lastModified.flatMap(HTTPDate.parse)?.seconds
+        } else if let tag = inst.etag {
+          spec.ifNoneMatch = tag
+        } else {
+          spec.ifModifiedSince = inst.lastModified
+        }
+      } else if t.action == .revalidate, inst == nil, let f = fact {
+        // Present but unknown to the journal: compare against its modification time.
+        let mtime = Timestamp(seconds: f.mtimeNs / 1_000_000_000)
+        if spec.isFile { spec.fileNewerThan = mtime.seconds } else { spec.ifModifiedSince = HTTPDate.format(mtime) }
+      }
+    }
+    return spec
+  }
+
+  enum Next {
+    case done
+    case install(InstallQueue.Item)
+    case again
+    case wait(Double)
+  }
+
+  func afterTransfer(_ i: Int, _ r: TransferResult, stopping: Bool) -> Next {
+    jobs[i].partial = r.partial
+    jobs[i].report.bytesTransferred += r.received
+    if r.received > 0 && r.resumedFrom > 0 { jobs[i].report.resumedFrom = r.resumedFrom }
+    if r.status != 0 { jobs[i].report.httpStatus = r.status }
+    if let h = r.head {
+      jobs[i].partialValidator =
+        h.etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? (h.etag == nil ? h.lastModified : nil)
+    }
+    let e = jobs[i].task.entry
+    switch r.outcome {
+    case .complete:
+      return verify(i, head: r.head, etag: r.etag, lastModified: r.lastModified)
+    case .notModified:
+      unchanged(i, etag: r.etag, lastModified: r.lastModified)
+      return .done
+    case .rangeNotSatisfiable(let total):
+      // The partial may already hold the whole file; check it rather than trust an error body.
+      let known = total ?? journal.state(jobs[i].task.id).partial?.totalBytes
+      if let p = jobs[i].partial, let known, p.size == known {
+        return verify(i, head: nil, etag: nil, lastModified: nil)
+      }
+      return startOver(i, "the server cannot continue the partial (416); starting over")
+    case .restart(let why):
+      return startOver(i, why)
+    case .stopped:
+      interrupted(i, why: "stopped before the transfer finished")
+      return .done
+    case .http(let status, let retryAfter):
+      let transient = status == 408 || status == 429 || status >= 500
+      return failedTry(
+        i, "HTTP \(status) from \(jobs[i].urls[jobs[i].urlIndex].display)", transient: transient,
+        retryAfter: retryAfter.map(Double.init), stopping: stopping)
+    case .failed(let why, let retryable):
+      if !retryable, e.maxBytes != nil, why.contains("max_bytes") {
+        discardPartial(i)
+      }
+      return failedTry(i, why, transient: retryable, retryAfter: nil, stopping: stopping)
+    }
+  }
+
+  func startOver(_ i: Int, _ why: String) -> Next {
+    discardPartial(i)
+    jobs[i].restarts += 1
+    jobs[i].report.warnings.append(why)
+    options.log("syncfiles: \(jobs[i].task.id): \(why)")
+    if jobs[i].restarts > 3 {
+      fail(i, "\(why) (gave up after 3 restarts)", retryable: true)
+      return .done
+    }
+    return .again
+  }
+
+  func discardPartial(_ i: Int) {
+    jobs[i].partial?.discard()
+    jobs[i].partial = nil
+    jobs[i].partialValidator = nil
+    jobs[i].hasher.reset()
+    journal.update(jobs[i].task.id) { $0.partial = nil }
+  }
+
+  /// One try failed: next mirror, a retry after a backoff, or the task fails.
+  func failedTry(_ i: Int, _ why: String, transient: Bool, retryAfter: Double?, stopping: Bool) -> Next {
+    if stopping {
+      interrupted(i, why: why)
+      return .done
+    }
+    if !transient { jobs[i].permanent.insert(jobs[i].urlIndex) }
+    let n = jobs[i].urls.count
+    let usable = (0..<n).filter { !jobs[i].permanent.contains($0) }
+    if usable.isEmpty {
+      fail(i, why, retryable: false)
+      return .done
+    }
+    // The next mirror in this pass, at once.
+    if let next = usable.first(where: { $0 > jobs[i].urlIndex }) {
+      options.log("syncfiles: \(jobs[i].task.id): \(why); trying mirror \(jobs[i].urls[next].display)")
+      switchURL(i, to: next)
+      return .again
+    }
+    let policy = jobs[i].task.entry.retry
+    guard jobs[i].pass < policy.attempts else {
+      fail(i, "\(why) (after \(policy.attempts) attempt\(policy.attempts == 1 ? "" : "s"))", retryable: true)
+      return .done
+    }
+    let k = jobs[i].pass
+    jobs[i].pass += 1
+    switchURL(i, to: usable[0])
+    let base = Double(policy.backoff.seconds) * Double(1 << min(k - 1, 30))
+    // Jitter: between half and all of the backoff, so many clients do not retry in step.
+    var delay = base * (0.5 + Double.random(in: 0..<0.5))
+    if let ra = retryAfter { delay = max(delay, ra) }
+    delay = min(delay, Double(policy.maxBackoff.seconds))
+    options.log(
+      "syncfiles: \(jobs[i].task.id): \(why); retry \(k) of \(policy.attempts - 1) in \(Int(delay.rounded(.up)))s")
+    return .wait(delay)
+  }
+
+  func switchURL(_ i: Int, to next: Int) {
+    guard next != jobs[i].urlIndex else { return }
+    jobs[i].urlIndex = next
+  }
+
+  /// A complete partial: size and sha256 checks, verifier plugins, then to the installer.
+  func verify(_ i: Int, head: ResponseHead?, etag: String?, lastModified: String?) -> Next {
+    guard let p = jobs[i].partial else {
+      fail(i, "the transfer completed without a partial file", retryable: true)
+      return .done
+    }
+    let e = jobs[i].task.entry
+    if let total = head?.totalBytes, p.size != total {
+      return startOver(i, "received \(p.size) bytes, the server announced \(total); starting over")
+    }
+    if let exp = e.expectedBytes, p.size > exp {
+      jobs[i].report.warnings.append(
+        "larger than expected_bytes: \(ByteSize.format(p.size)) > \(ByteSize.format(exp))")
+    }
+    let digest = jobs[i].hasher.finish()
+    jobs[i].report.sha256 = digest
+    if let want = e.sha256, want != digest {
+      discardPartial(i)
+      fail(i, "sha256 mismatch: expected \(want), got \(digest); the old file is kept", retryable: false)
+      return .done
+    }
+    for v in e.verify {
+      let request: JSONValue = .object([
+        ("protocol", .int(1)), ("path", .string(PartialFile.path(for: e.destinationPath))), ("with", v.with),
+      ])
+      let r = Subprocess.run(
+        [v.executable], environment: ["SYNCFILES_TASK_ID": e.qualifiedID],
+        stdin: Array((request.serialized() + "\n").utf8), timeout: options.verifyTimeout)
+      if !r.succeeded {
+        discardPartial(i)
+        let why =
+          r.timedOut
+          ? "timed out after \(Int(options.verifyTimeout))s" : r.status.map { "exit \($0)" } ?? "could not start"
+        fail(
+          i,
+          "verify plugin \(v.plugin) rejected the file (\(why))\(r.stderr.isEmpty ? "" : ": \(r.stderr)"); the old file is kept",
+          retryable: false)
+        return .done
+      }
+    }
+    jobs[i].pendingValidators = (etag ?? head?.etag, lastModified ?? head?.lastModified)
+    jobs[i].partial = nil
+    return .install(InstallQueue.Item(index: i, partial: p, mode: e.mode))
+  }
+
+  func installed(_ d: InstallQueue.Done) {
+    let i = d.index
+    let e = jobs[i].task.entry
+    if let err = d.error, d.fact == nil {
+      fail(i, err.message, retryable: false)
+      journal.update(e.qualifiedID) { $0.partial = nil }
+      return
+    }
+    let now = Timestamp.current()
+    let previous = journal.state(e.qualifiedID).installed?.sha256
+    let digest = jobs[i].report.sha256
+    let (etag, lastModified) = jobs[i].pendingValidators
+    journal.update(e.qualifiedID) { s in
+      s.fingerprint = Planner.fingerprint(e)
+      s.lastCheck = now
+      s.lastSuccess = now
+      s.lastOutcome = .installed
+      s.lastError = nil
+      s.lastBytes = jobs[i].report.bytesTransferred
+      s.httpStatus = jobs[i].report.httpStatus
+      s.partial = nil
+      s.failures = 0
+      s.backoffUntil = nil
+      if let f = d.fact {
+        s.installed = TaskState.Installed(
+          size: f.size, mtimeNs: f.mtimeNs, etag: etag, lastModified: lastModified, sha256: digest)
+      }
+    }
+    jobs[i].report.outcome = .installed
+    jobs[i].report.changed = previous == nil || previous != digest
+    if let err = d.error { jobs[i].report.warnings.append(err.message) }
+    var line = "syncfiles: installed \(e.qualifiedID) (\(ByteSize.format(jobs[i].report.bytesTransferred))"
+    if jobs[i].report.resumedFrom > 0 { line += ", resumed at \(ByteSize.format(jobs[i].report.resumedFrom))" }
+    options.log(line + ")")
+  }
+
+  func unchanged(_ i: Int, etag: String?, lastModified: String?) {
+    let e = jobs[i].task.entry
+    let now = Timestamp.current()
+    let fact = FactGatherer.fact(at: e.destinationPath)
+    journal.update(e.qualifiedID) { s in
+      let fp = Planner.fingerprint(e)
+      if s.fingerprint != fp { s.installed = nil }
+      s.fingerprint = fp
+      s.lastCheck = now
+      s.lastSuccess = now
+      s.lastOutcome = .unchanged
+      s.lastError = nil
+      s.lastBytes = 0
+      s.httpStatus = jobs[i].report.httpStatus
+      s.failures = 0
+      s.backoffUntil = nil
+      if var inst = s.installed {
+        if let etag { inst.etag = etag }
+        if let lastModified { inst.lastModified = lastModified }
+        s.installed = inst
+      } else if let f = fact {
+        s.installed = TaskState.Installed(size: f.size, mtimeNs: f.mtimeNs, etag: etag, lastModified: lastModified)
+      }
+    }
+    jobs[i].report.outcome = .unchanged
+  }
+
+  func fail(_ i: Int, _ why: String, retryable: Bool) {
+    let e = jobs[i].task.entry
+    let now = Timestamp.current()
+    let keep = jobs[i].partial != nil && jobs[i].partialValidator != nil && retryable
+    if !keep { discardPartialFile(i) }
+    let size = jobs[i].partial?.size
+    journal.update(e.qualifiedID) { s in
+      s.lastCheck = now
+      s.lastOutcome = .failed
+      s.lastError = why
+      s.lastBytes = jobs[i].report.bytesTransferred
+      s.httpStatus = jobs[i].report.httpStatus
+      s.failures += 1
+      let hold = Double(e.retry.backoff.seconds) * Double(1 << min(s.failures - 1, 30))
+      s.backoffUntil = now + TimeSpan(seconds: Int64(min(hold, Double(e.retry.maxBackoff.seconds))))
+      if !keep { s.partial = nil } else if let size { s.partial?.offset = size }
+    }
+    jobs[i].partial = nil
+    jobs[i].report.outcome = .failed
+    jobs[i].report.error = why
+    options.log("syncfiles: failed \(e.qualifiedID): \(why)")
+  }
+
+  private func discardPartialFile(_ i: Int) {
+    jobs[i].partial?.discard()
+  }
+
+  func interrupted(_ i: Int, why: String) {
+    let e = jobs[i].task.entry
+    let size = jobs[i].partial?.size
+    let resumable = jobs[i].partialValidator != nil && (size ?? 0) > 0
+    if !resumable { discardPartialFile(i) }
+    journal.update(e.qualifiedID) { s in
+      s.lastOutcome = .interrupted
+      s.lastError = why
+      if resumable, let size { s.partial?.offset = size } else { s.partial = nil }
+    }
+    jobs[i].partial = nil
+    jobs[i].report.outcome = .interrupted
+    jobs[i].report.error = why
+  }
+
+  // MARK: - Hooks
+
+  /// `on_change` for each file installed changed, then `on_complete` once per
+  /// manifest with a changed file. Failures are reported, never fatal to others.
+  func runHooks() -> [String] {
+    var errors: [String] = []
+    func run(_ argv: [String], _ env: [String: String], _ what: String) -> String? {
+      let r = Subprocess.run(argv, environment: env, timeout: options.hookTimeout)
+      guard !r.succeeded else { return nil }
+      let why =
+        r.timedOut ? "timed out after \(Int(options.hookTimeout))s" : r.status.map { "exit \($0)" } ?? "could not start"
+      let msg = "\(what) \(argv.joined(separator: " ")) failed (\(why))\(r.stderr.isEmpty ? "" : ": \(r.stderr)")"
+      options.log("syncfiles: \(msg)")
+      errors.append(msg)
+      return msg
+    }
+    var changedByManifest: [Int: [String]] = [:]
+    for i in jobs.indices where jobs[i].report.outcome == .installed && jobs[i].report.changed {
+      let e = jobs[i].task.entry
+      changedByManifest[jobs[i].manifest, default: []].append(e.qualifiedID)
+      guard let argv = e.onChange else { continue }
+      let env = [
+        "SYNCFILES_TASK_ID": e.qualifiedID, "SYNCFILES_DESTINATION": e.destinationPath,
+        "SYNCFILES_OUTCOME": "installed", "SYNCFILES_URL": e.url.display,
+        "SYNCFILES_MANIFEST": manifests[jobs[i].manifest].absolutePath,
+      ]
+      jobs[i].report.hookError = run(argv, env, "on_change of \(e.qualifiedID):")
+    }
+    for (m, ids) in changedByManifest.sorted(by: { $0.key < $1.key }) {
+      guard let argv = manifests[m].onComplete else { continue }
+      let env = [
+        "SYNCFILES_MANIFEST": manifests[m].absolutePath, "SYNCFILES_MANIFEST_NAME": manifests[m].name,
+        "SYNCFILES_CHANGED": ids.joined(separator: "\n"), "SYNCFILES_OUTCOME": "changed",
+      ]
+      _ = run(argv, env, "on_complete of \(manifests[m].name):")
+    }
+    return errors
+  }
+}

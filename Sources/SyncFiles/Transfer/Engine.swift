@@ -1,0 +1,532 @@
+import CCurl
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One transfer for the engine: where to fetch from, what to send, where the
+/// bytes go. Built by the runner; handed to the engine thread and back.
+public struct TransferSpec: @unchecked Sendable {
+  public var id: String
+  /// The URL to fetch (expanded: never print it).
+  public var url: String
+  /// `scheme://host:port` of the task's URL: manifest headers go only there.
+  public var origin: String
+  /// Manifest headers, `Name: value` (expanded: never print them).
+  public var headers: [String]
+  public var isFile: Bool
+  /// Where a partial file is created when a body arrives.
+  public var root: String
+  public var relative: String
+  /// An open partial being resumed: its size is the offset asked for.
+  public var partial: PartialFile?
+  /// Hashes every byte of the partial, those held before included.
+  public var hasher: SHA256Hasher
+  /// Validator for `If-Range` (a strong ETag, or a Last-Modified date).
+  public var ifRange: String?
+  public var ifNoneMatch: String?
+  public var ifModifiedSince: String?
+  /// file: URLs: unchanged unless modified after this time (seconds since the epoch).
+  public var fileNewerThan: Int64?
+  public var maxBytes: Int64?
+  public var connectTimeout: TimeSpan
+  public var stall: TimeSpan
+  /// Called on the engine thread when a body is about to be written (after
+  /// the partial was created or cut back, before its first byte), so that
+  /// the journal knows the partial's validators before it holds any byte.
+  public var onBody: @Sendable (ResponseHead) -> Void
+
+  public init(
+    id: String, url: String, origin: String, headers: [String], isFile: Bool, root: String, relative: String,
+    partial: PartialFile?, hasher: SHA256Hasher, connectTimeout: TimeSpan, stall: TimeSpan,
+    onBody: @escaping @Sendable (ResponseHead) -> Void
+  ) {
+    self.id = id
+    self.url = url
+    self.origin = origin
+    self.headers = headers
+    self.isFile = isFile
+    self.root = root
+    self.relative = relative
+    self.partial = partial
+    self.hasher = hasher
+    self.connectTimeout = connectTimeout
+    self.stall = stall
+    self.onBody = onBody
+  }
+}
+
+/// The response a body belongs to.
+public struct ResponseHead: Sendable {
+  public var status: Int
+  public var etag: String?
+  public var lastModified: String?
+  /// Size of the whole file, when the server says.
+  public var totalBytes: Int64?
+  /// Where this body starts in the file.
+  public var offset: Int64
+  /// True when partial data held before was dropped (the server sent the whole file).
+  public var restarted: Bool
+}
+
+public enum TransferOutcome: Sendable, Equatable {
+  /// The whole file is in the partial.
+  case complete
+  /// 304, or a file: URL not modified.
+  case notModified
+  /// 416 to a resume: the partial may already be complete.
+  case rangeNotSatisfiable(total: Int64?)
+  /// An HTTP error status.
+  case http(status: Int, retryAfter: Int64?)
+  case failed(String, retryable: Bool)
+  /// The partial's bytes cannot be continued: discard them and start over.
+  case restart(String)
+  /// Stopped by `stopAll` (deadline, signal): the partial is kept for a resume.
+  case stopped
+}
+
+public struct TransferResult: @unchecked Sendable {
+  public var id: String
+  public var outcome: TransferOutcome
+  public var status: Int = 0
+  /// Body bytes written by this transfer.
+  public var received: Int64 = 0
+  /// Offset the body started at (0 unless resumed).
+  public var resumedFrom: Int64 = 0
+  public var head: ResponseHead?
+  /// Validators of the final response, also for 304s.
+  public var etag: String?
+  public var lastModified: String?
+  /// The partial (open) if one was created or resumed.
+  public var partial: PartialFile?
+  public var hasher: SHA256Hasher
+  /// For a failure that says more than the outcome (redirect refused, etc.).
+  public var detail: String?
+}
+
+/// The transfer engine: one libcurl multi handle for the whole session,
+/// driven by one dedicated thread (`curl_multi_poll`, woken by
+/// `curl_multi_wakeup`). Connections are reused across transfers and HTTP/2
+/// is multiplexed where the server offers it. Completion handlers run on the
+/// engine thread and must only hand the result on.
+public final class TransferEngine: @unchecked Sendable {
+  private let lock = Lock()
+  private var inbox: [(TransferSpec, @Sendable (TransferResult) -> Void)] = []
+  private var stopRequested = false
+  private var quitRequested = false
+  private var finished = false
+  private var received: Int64 = 0
+  private var rateLimit: Int64?
+  // Engine thread only:
+  private let multi: UnsafeMutableRawPointer
+  private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+
+  /// `perHost` caps connections per host; `rate` (bytes/s) is shared by all transfers.
+  public init?(perHost: Int, rate: Int64?) {
+    guard CurlGlobal.ready, let m = curl_multi_init() else { return nil }
+    multi = m
+    rateLimit = rate
+    _ = sf_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, perHost)
+    _ = sf_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+    startThread { [self] in loop() }
+  }
+
+  /// Queues a transfer; `done` is called once, on the engine thread.
+  public func start(_ spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void) {
+    lock.locked { inbox.append((spec, done)) }
+    curl_multi_wakeup(multi)
+  }
+
+  /// Stops every transfer in flight; each ends with `.stopped`, its partial kept.
+  public func stopAll() {
+    lock.locked { stopRequested = true }
+    curl_multi_wakeup(multi)
+  }
+
+  /// Body bytes received so far by all transfers.
+  public var bytesReceived: Int64 { lock.locked { received } }
+
+  /// Ends the engine thread (after stopping what is in flight) and waits for it.
+  public func shutdown() {
+    lock.locked {
+      stopRequested = true
+      quitRequested = true
+    }
+    curl_multi_wakeup(multi)
+    lock.locked {
+      while !finished { lock.wait(until: nil) }
+    }
+    curl_multi_cleanup(multi)
+  }
+
+  func count(_ n: Int) {
+    lock.locked { received += Int64(n) }
+  }
+
+  // MARK: - The engine thread
+
+  private func loop() {
+    while true {
+      let (incoming, stop, quit) = lock.locked {
+        let batch = inbox
+        inbox.removeAll()
+        let s = stopRequested
+        stopRequested = false
+        return (batch, s, quitRequested)
+      }
+      for (spec, done) in incoming { begin(Transfer(spec: spec, done: done, engine: self), url: spec.url, hops: 0) }
+      if stop {
+        for t in Array(active.values) { finish(t, .stopped) }
+      }
+      if quit && active.isEmpty && incoming.isEmpty { break }
+      var running: Int32 = 0
+      curl_multi_perform(multi, &running)
+      var left: Int32 = 0
+      while let msg = curl_multi_info_read(multi, &left) {
+        guard sf_msg_is_done(msg) != 0, let h = sf_msg_easy(msg), let t = active[h] else { continue }
+        completed(t, code: sf_msg_result(msg))
+      }
+      curl_multi_poll(multi, nil, 0, 1000, nil)
+    }
+    lock.locked {
+      finished = true
+      lock.signal()
+    }
+  }
+
+  private func begin(_ t: Transfer, url: String, hops: Int) {
+    guard let easy = EasyRequest() else {
+      return t.done(t.result(.failed("libcurl could not create a handle", retryable: false)))
+    }
+    t.reset(easy: easy, url: url, hops: hops)
+    let s = t.spec
+    easy.set(CURLOPT_URL, url)
+    easy.set(CURLOPT_PROTOCOLS_STR, s.isFile ? "file" : "http,https")
+    // Redirects are followed here, not by libcurl: manifest headers must not reach another origin.
+    easy.set(CURLOPT_FOLLOWLOCATION, 0)
+    easy.set(CURLOPT_NOSIGNAL, 1)
+    easy.set(CURLOPT_SSL_VERIFYPEER, 1)
+    easy.set(CURLOPT_SSL_VERIFYHOST, 2)
+    easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(s.connectTimeout.seconds * 1000))
+    easy.set(CURLOPT_LOW_SPEED_LIMIT, 1024)
+    easy.set(CURLOPT_LOW_SPEED_TIME, Int(s.stall.seconds))
+    easy.set(CURLOPT_USERAGENT, "syncfiles/\(Runtime.version)")
+    easy.set(CURLOPT_BUFFERSIZE, 256 * 1024)
+    if s.isFile {
+      easy.set(CURLOPT_FILETIME, 1)
+      if let t = s.fileNewerThan {
+        easy.set(CURLOPT_TIMECONDITION, Int(CURL_TIMECOND_IFMODSINCE.rawValue))
+        _ = sf_easy_setopt_off(easy.handle, CURLOPT_TIMEVALUE_LARGE, curl_off_t(t))
+      }
+    } else {
+      var lines = ["Accept-Encoding: identity"]
+      if RemoteProbe.origin(of: url) == RemoteProbe.origin(of: s.url) { lines += s.headers }
+      if let p = t.partial, p.size > 0, let v = s.ifRange {
+        lines.append("Range: bytes=\(p.size)-")
+        lines.append("If-Range: \(v)")
+      } else if let e = s.ifNoneMatch {
+        lines.append("If-None-Match: \(e)")
+      } else if let d = s.ifModifiedSince {
+        lines.append("If-Modified-Since: \(d)")
+      }
+      easy.setHeaders(lines)
+    }
+    let me = Unmanaged.passUnretained(t).toOpaque()
+    _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
+    _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_HEADERDATA, me)
+    _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
+    _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_WRITEDATA, me)
+    active[easy.handle] = t
+    curl_multi_add_handle(multi, easy.handle)
+    shareRate()
+  }
+
+  /// The aggregate rate cap, split evenly across the transfers in flight.
+  private func shareRate() {
+    guard let rate = rateLimit, !active.isEmpty else { return }
+    let each = max(1, rate / Int64(active.count))
+    for h in active.keys { _ = sf_easy_setopt_off(h, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(each)) }
+  }
+
+  private func detach(_ t: Transfer) {
+    guard let easy = t.easy else { return }
+    curl_multi_remove_handle(multi, easy.handle)
+    active[easy.handle] = nil
+    // Callbacks may fire during cleanup: `t` stays alive until after it.
+    withExtendedLifetime(t) { t.easy = nil }
+    shareRate()
+  }
+
+  private func finish(_ t: Transfer, _ outcome: TransferOutcome) {
+    detach(t)
+    t.done(t.result(outcome))
+  }
+
+  private func completed(_ t: Transfer, code: CURLcode) {
+    guard let easy = t.easy else { return }
+    let status = easy.info(CURLINFO_RESPONSE_CODE)
+    t.status = status
+    let redirect = easy.infoString(CURLINFO_REDIRECT_URL)
+    let unmet = easy.info(CURLINFO_CONDITION_UNMET)
+    let fileTime = easy.infoOff(CURLINFO_FILETIME_T)
+    if t.spec.isFile && fileTime >= 0 {
+      t.lastModified = HTTPDate.format(Timestamp(seconds: fileTime))
+    }
+    if let failure = t.failure { return finish(t, failure) }
+    if code != CURLE_OK { return finish(t, Self.outcome(for: code)) }
+    if t.spec.isFile {
+      return finish(t, unmet != 0 ? .notModified : .complete)
+    }
+    switch status {
+    case 200, 206:
+      finish(t, .complete)
+    case 304:
+      finish(t, .notModified)
+    case 416:
+      finish(t, .rangeNotSatisfiable(total: t.rangeTotal))
+    case 300..<400:
+      guard let next = redirect else {
+        return finish(t, .failed("HTTP \(status) redirect without a Location", retryable: false))
+      }
+      let lower = next.lowercased()
+      guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+        let scheme = next.split(separator: ":", maxSplits: 1).first.map(String.init) ?? next
+        return finish(
+          t, .failed("redirect to a \(scheme): URL refused (only http and https are followed)", retryable: false))
+      }
+      guard t.hops < 10 else { return finish(t, .failed("more than 10 redirects", retryable: false)) }
+      detach(t)
+      begin(t, url: next, hops: t.hops + 1)
+    case 400..<600:
+      finish(t, .http(status: status, retryAfter: t.retryAfter))
+    default:
+      finish(t, .failed("unexpected HTTP status \(status)", retryable: false))
+    }
+  }
+
+  static func outcome(for code: CURLcode) -> TransferOutcome {
+    let text = String(cString: curl_easy_strerror(code))
+    switch code {
+    case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_FILE_COULDNT_READ_FILE,
+      CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_REMOTE_FILE_NOT_FOUND,
+      CURLE_TOO_MANY_REDIRECTS:
+      return .failed(text, retryable: false)
+    default:
+      return .failed(text, retryable: true)
+    }
+  }
+}
+
+/// Per-transfer state, confined to the engine thread.
+final class Transfer {
+  var spec: TransferSpec
+  let done: @Sendable (TransferResult) -> Void
+  unowned let engine: TransferEngine
+  var easy: EasyRequest?
+  var hops = 0
+  var partial: PartialFile?
+  var status = 0
+  var headerLines: [String] = []
+  var decided = false
+  var writing = false
+  var received: Int64 = 0
+  var resumedFrom: Int64 = 0
+  var head: ResponseHead?
+  var failure: TransferOutcome?
+  var etag: String?
+  var lastModified: String?
+  var rangeTotal: Int64?
+  var retryAfter: Int64?
+
+  init(spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void, engine: TransferEngine) {
+    self.spec = spec
+    self.done = done
+    self.engine = engine
+    partial = spec.partial
+  }
+
+  func reset(easy: EasyRequest, url: String, hops: Int) {
+    self.easy = easy
+    self.hops = hops
+    status = 0
+    headerLines = []
+    decided = false
+    writing = false
+  }
+
+  func result(_ outcome: TransferOutcome) -> TransferResult {
+    TransferResult(
+      id: spec.id, outcome: outcome, status: status, received: received, resumedFrom: resumedFrom, head: head,
+      etag: etag, lastModified: lastModified, partial: partial, hasher: spec.hasher,
+      detail: nil)
+  }
+
+  func header(_ name: String) -> String? {
+    let lower = name.lowercased() + ":"
+    for line in headerLines.reversed() where line.lowercased().hasPrefix(lower) {
+      return line.dropFirst(lower.count).trimmingWhitespace()
+    }
+    return nil
+  }
+
+  /// The final response's headers are in: decide what its body is for.
+  /// Returns false to abort the transfer (`failure` says why).
+  func decide() -> Bool {
+    decided = true
+    etag = header("ETag")
+    if !spec.isFile { lastModified = header("Last-Modified") }
+    let length = header("Content-Length").flatMap { Int64($0) }
+    if let ra = header("Retry-After") { retryAfter = HTTPDate.retryAfter(ra) }
+    if status == 416, let cr = header("Content-Range") { rangeTotal = ContentRange.parse(cr)?.total }
+    let body = spec.isFile || status == 200 || status == 206
+    guard body else { return true }  // 3xx, 304, 416, errors: the body is not the file; it is dropped.
+
+    var offset: Int64 = 0
+    var total = length
+    var restarted = false
+    if status == 206 {
+      guard let p = partial, let cr = header("Content-Range").flatMap(ContentRange.parse) else {
+        failure = .restart("the server answered 206 without a usable Content-Range; starting over")
+        return false
+      }
+      guard cr.start == p.size else {
+        failure = .restart("the server resumed at byte \(cr.start) instead of \(p.size); starting over")
+        return false
+      }
+      if let sent = spec.ifRange, sent.hasPrefix("\""), let now = etag, now != sent {
+        failure = .restart("the server's ETag changed during a resume; starting over")
+        return false
+      }
+      offset = cr.start
+      total = cr.total
+    } else {
+      // A whole body: what the partial held (if anything) is of no use now.
+      do {
+        if let p = partial {
+          if p.size > 0 {
+            try p.truncate()
+            spec.hasher.reset()
+            restarted = true
+          }
+        } else {
+          partial = try PartialFile(root: spec.root, relative: spec.relative, resume: false)
+        }
+      } catch {
+        failure = .failed(error.message, retryable: false)
+        return false
+      }
+    }
+    if let max = spec.maxBytes, let total, total > max {
+      failure = .failed(
+        "the server announces \(ByteSize.format(total)), more than max_bytes \(ByteSize.format(max)); nothing installed",
+        retryable: false)
+      return false
+    }
+    resumedFrom = offset
+    let h = ResponseHead(
+      status: status, etag: etag, lastModified: lastModified, totalBytes: total, offset: offset, restarted: restarted)
+    head = h
+    spec.onBody(h)
+    writing = true
+    return true
+  }
+
+  /// Body bytes: counted, capped by max_bytes, hashed and appended to the partial.
+  func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
+    if !decided && !decide() { return false }
+    guard writing else { return true }
+    guard let p = partial else { return false }
+    if let max = spec.maxBytes, p.size + Int64(buffer.count) > max {
+      failure = .failed(
+        "more than max_bytes \(ByteSize.format(max)) arrived; aborted, nothing installed", retryable: false)
+      return false
+    }
+    do {
+      try p.write(buffer)
+    } catch {
+      failure = .failed(error.message, retryable: false)
+      return false
+    }
+    spec.hasher.update(buffer)
+    received += Int64(buffer.count)
+    engine.count(buffer.count)
+    return true
+  }
+}
+
+let transferHeaderCallback: sf_curl_data_cb = { ptr, size, count, userdata in
+  let n = size * count
+  guard let ptr, let userdata else { return n }
+  let t = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+  let line = String(decoding: UnsafeRawBufferPointer(start: ptr, count: n), as: UTF8.self)
+  if line.hasPrefix("HTTP/") {
+    t.headerLines.removeAll()
+    let parts = line.split(separator: " ", maxSplits: 2)
+    t.status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+    t.decided = false
+  } else if line == "\r\n" || line == "\n" {
+    // End of a response's headers; 1xx responses are interim.
+    if t.status >= 200 && !t.decided && !t.decide() { return 0 }
+  } else {
+    t.headerLines.append(line)
+  }
+  return n
+}
+
+let transferWriteCallback: sf_curl_data_cb = { ptr, size, count, userdata in
+  let n = size * count
+  guard let ptr, let userdata else { return n }
+  let t = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+  return t.write(UnsafeRawBufferPointer(start: ptr, count: n)) ? n : 0
+}
+
+/// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`), or `bytes */TOTAL` on a 416.
+enum ContentRange {
+  static func parse(_ text: String) -> (start: Int64, end: Int64?, total: Int64?)? {
+    let t = text.trimmingWhitespace()
+    guard t.lowercased().hasPrefix("bytes ") else { return nil }
+    let spec = t.dropFirst(6).trimmingWhitespace()
+    let halves = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+    guard halves.count == 2 else { return nil }
+    let total = halves[1] == "*" ? nil : Int64(halves[1])
+    if halves[1] != "*" && total == nil { return nil }
+    if halves[0] == "*" { return (0, nil, total) }
+    let ends = halves[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+    guard ends.count == 2, let start = Int64(ends[0]), let end = Int64(ends[1]), start >= 0, end >= start else {
+      return nil
+    }
+    return (start, end, total)
+  }
+}
+
+/// HTTP dates (RFC 9110 IMF-fixdate) and `Retry-After`.
+public enum HTTPDate {
+  static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+  static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+  public static func format(_ t: Timestamp) -> String {
+    let c = t.civil
+    func p(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    return
+      "\(days[c.weekday]), \(p(c.day)) \(months[c.month - 1]) \(c.year) \(p(c.hour)):\(p(c.minute)):\(p(c.second)) GMT"
+  }
+
+  /// Parses `Sun, 06 Nov 1994 08:49:37 GMT`.
+  public static func parse(_ text: String) -> Timestamp? {
+    let f = text.split(separator: " ")
+    guard f.count == 6, f[5] == "GMT", let day = Int(f[1]), let m = months.firstIndex(of: String(f[2])),
+      let year = Int(f[3])
+    else { return nil }
+    let hms = f[4].split(separator: ":").compactMap { Int($0) }
+    guard hms.count == 3, (1...31).contains(day), (0...23).contains(hms[0]), (0...59).contains(hms[1]),
+      (0...60).contains(hms[2])
+    else { return nil }
+    return Timestamp(year: year, month: m + 1, day: day, hour: hms[0], minute: hms[1], second: hms[2])
+  }
+
+  /// `Retry-After` as seconds from now: delta-seconds or an HTTP date.
+  static func retryAfter(_ text: String, now: Timestamp = Timestamp.current()) -> Int64? {
+    if let s = Int64(text), s >= 0 { return s }
+    return parse(text).map { max(0, $0.seconds - now.seconds) }
+  }
+}
