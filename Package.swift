@@ -41,7 +41,8 @@ let package = Package(
     ),
     .testTarget(
       name: "SyncFilesTests",
-      dependencies: ["SyncFiles", "syncfiles"]
+      dependencies: ["SyncFiles", "syncfiles"],
+      exclude: ["Support/faultserver.py"]
     ),
   ]
 )

@@ -32,6 +32,11 @@ static inline CURLcode sf_easy_setopt_xferinfo_cb(CURL *h, sf_curl_xferinfo_cb v
   return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v);
 }
 
+// Returned by a write callback to pause the transfer (the rate cap); the
+// same bytes are delivered again after curl_easy_pause(h, CURLPAUSE_CONT).
+static const size_t sf_writefunc_pause = CURL_WRITEFUNC_PAUSE;
+static const int sf_pause_cont = CURLPAUSE_CONT;
+
 static inline CURLcode sf_easy_getinfo_long(CURL *h, CURLINFO i, long *out) {
   return curl_easy_getinfo(h, i, out);
 }

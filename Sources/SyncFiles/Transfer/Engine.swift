@@ -186,7 +186,8 @@ public final class TransferEngine: @unchecked Sendable {
         guard sf_msg_is_done(msg) != 0, let h = sf_msg_easy(msg), let t = active[h] else { continue }
         completed(t, code: sf_msg_result(msg))
       }
-      curl_multi_poll(multi, nil, 0, 1000, nil)
+      unpause()
+      curl_multi_poll(multi, nil, 0, paused.isEmpty ? 1000 : 10, nil)
     }
     lock.locked {
       finished = true
@@ -211,7 +212,8 @@ public final class TransferEngine: @unchecked Sendable {
     easy.set(CURLOPT_LOW_SPEED_LIMIT, 1024)
     easy.set(CURLOPT_LOW_SPEED_TIME, Int(s.stall.seconds))
     easy.set(CURLOPT_USERAGENT, "syncfiles/\(Runtime.version)")
-    easy.set(CURLOPT_BUFFERSIZE, 256 * 1024)
+    // Under a rate cap, smaller reads keep the pacing smooth.
+    easy.set(CURLOPT_BUFFERSIZE, rateLimit.map { Int(min(max($0 / 16, 16 * 1024), 256 * 1024)) } ?? 256 * 1024)
     if s.isFile {
       easy.set(CURLOPT_FILETIME, 1)
       if let t = s.fileNewerThan {
@@ -238,23 +240,48 @@ public final class TransferEngine: @unchecked Sendable {
     _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_WRITEDATA, me)
     active[easy.handle] = t
     curl_multi_add_handle(multi, easy.handle)
-    shareRate()
   }
 
-  /// The aggregate rate cap, split evenly across the transfers in flight.
-  private func shareRate() {
-    guard let rate = rateLimit, !active.isEmpty else { return }
-    let each = max(1, rate / Int64(active.count))
-    for h in active.keys { _ = sf_easy_setopt_off(h, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(each)) }
+  // MARK: - The aggregate rate cap (a token bucket shared by all transfers)
+
+  private var rateStart: Double?
+  private var consumed: Int64 = 0
+  private var paused: [Transfer] = []
+
+  /// True when `n` more bytes fit under the cap now; false pauses the transfer.
+  func admit(_ n: Int, _ t: Transfer) -> Bool {
+    guard let rate = rateLimit else { return true }
+    let now = monotonicSeconds()
+    let start = rateStart ?? now
+    rateStart = start
+    // A fifth of a second of burst, so pacing does not starve a single transfer.
+    let allowance = Int64(Double(rate) * (now - start)) + rate / 5
+    if consumed + Int64(n) <= allowance || consumed == 0 {
+      consumed += Int64(n)
+      return true
+    }
+    paused.append(t)
+    return false
+  }
+
+  /// Resumes paused transfers once the bucket has room (each may pause again at once).
+  private func unpause() {
+    guard !paused.isEmpty else { return }
+    let waiting = paused
+    paused.removeAll()
+    for t in waiting {
+      guard let easy = t.easy else { continue }
+      curl_easy_pause(easy.handle, sf_pause_cont)
+    }
   }
 
   private func detach(_ t: Transfer) {
     guard let easy = t.easy else { return }
     curl_multi_remove_handle(multi, easy.handle)
     active[easy.handle] = nil
+    paused.removeAll { $0 === t }
     // Callbacks may fire during cleanup: `t` stays alive until after it.
     withExtendedLifetime(t) { t.easy = nil }
-    shareRate()
   }
 
   private func finish(_ t: Transfer, _ outcome: TransferOutcome) {
@@ -435,7 +462,11 @@ final class Transfer {
   func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
     if !decided && !decide() { return false }
     guard writing else { return true }
-    guard let p = partial else { return false }
+    guard let p = partial else {
+      failure = .failed("a body arrived without a partial file", retryable: false)
+      return false
+    }
+    guard engine.admit(buffer.count, self) else { return false }
     if let max = spec.maxBytes, p.size + Int64(buffer.count) > max {
       failure = .failed(
         "more than max_bytes \(ByteSize.format(max)) arrived; aborted, nothing installed", retryable: false)
@@ -477,7 +508,10 @@ let transferWriteCallback: sf_curl_data_cb = { ptr, size, count, userdata in
   let n = size * count
   guard let ptr, let userdata else { return n }
   let t = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-  return t.write(UnsafeRawBufferPointer(start: ptr, count: n)) ? n : 0
+  let buffer = UnsafeRawBufferPointer(start: ptr, count: n)
+  if t.write(buffer) { return n }
+  // Not admitted under the rate cap: pause; libcurl delivers the same bytes again later.
+  return t.failure == nil && t.writing ? sf_writefunc_pause : 0
 }
 
 /// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`), or `bytes */TOTAL` on a 416.

@@ -1,0 +1,372 @@
+import Foundation
+import Testing
+
+/// `syncfiles apply` end to end: the built binary, real libcurl, the
+/// fault-injecting server on loopback. Each test names the misbehaviour.
+@Suite final class ApplyTests {
+  let server: FaultServer
+  let dir = makeTempDir()
+
+  init() throws { server = try FaultServer() }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  /// Writes m.yaml with these file entries (YAML flow mappings, one per line).
+  func manifest(_ files: [String], extra: String = "") {
+    write(
+      """
+      version: 1
+      name: m
+      root: out
+      journal: state/journal
+      \(extra)
+      files:
+      \(files.map { "  - " + $0 }.joined(separator: "\n"))
+
+      """, to: dir + "/m.yaml")
+  }
+
+  func apply(_ args: [String] = [], env: [String: String] = [:]) throws -> ApplyResult {
+    try ApplyResult(run(["apply", "--format", "json"] + args + ["m.yaml"], cwd: dir, env: env))
+  }
+
+  func out(_ name: String) -> [UInt8]? { readBytes(dir + "/out/" + name) }
+  func partialExists(_ name: String) -> Bool {
+    FileManager.default.fileExists(atPath: dir + "/out/." + name + ".syncfiles-partial")
+  }
+
+  @Test func downloadsThenRevalidatesWith304() throws {
+    let a = testBytes(100_000, seed: 1)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"v1\""]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: d/a.bin, sha256: \(sha256Hex(a)), mode: '0640'}"])
+    let first = try apply()
+    #expect(first.run.status == 0, "\(first.run.stderr)")
+    #expect(first.outcome("m/a") == "installed")
+    #expect(first.int("m/a", "bytes_transferred") == a.count)
+    #expect(first.int("m/a", "http_status") == 200)
+    #expect(out("d/a.bin") == a)
+    let attrs = try FileManager.default.attributesOfItem(atPath: dir + "/out/d/a.bin")
+    #expect((attrs[.posixPermissions] as? Int) == 0o640)
+    #expect(!partialExists("d/a.bin"))
+
+    let second = try apply()
+    #expect(second.run.status == 0)
+    #expect(second.outcome("m/a") == "unchanged")
+    #expect(second.int("m/a", "bytes_transferred") == 0)
+    let reqs = server.requests("/a.bin")
+    #expect(reqs.count == 2)
+    #expect(reqs[1].headers["if-none-match"] == "\"v1\"")
+    #expect(reqs[0].headers["accept-encoding"] == "identity")
+  }
+
+  @Test func resumesAfterTheConnectionDropsWithRangeAndIfRange() throws {
+    let a = testBytes(300_000, seed: 2)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"abc\"", "drop_after": 100_000, "drop_times": 1]])
+    manifest([
+      "{id: a, url: '\(server.base)/a.bin', destination: a.bin, sha256: \(sha256Hex(a)), retry: {attempts: 2, backoff: 1s}}"
+    ])
+    let r = try apply()
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    #expect(r.outcome("m/a") == "installed")
+    #expect(r.int("m/a", "resumed_from") == 100_000)
+    #expect(out("a.bin") == a)
+    let reqs = server.requests("/a.bin")
+    #expect(reqs.count == 2)
+    #expect(reqs[1].headers["range"] == "bytes=100000-")
+    #expect(reqs[1].headers["if-range"] == "\"abc\"")
+  }
+
+  /// Run 1 fails mid-body with one attempt: the partial and its validators stay.
+  func interruptedFirstRun(_ body: [UInt8], etag: String = "\"v1\"", extra: [String: Any] = [:]) throws {
+    server.put("a.bin", body)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": etag, "drop_after": 50_000]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 1}}"])
+    let r = try apply()
+    #expect(r.run.status == 1)
+    #expect(r.outcome("m/a") == "failed")
+    #expect(out("a.bin") == nil)
+    #expect(partialExists("a.bin"))
+  }
+
+  @Test func aServerIgnoringRangeMeansStartOverNeverAppend() throws {
+    let a = testBytes(200_000, seed: 3)
+    try interruptedFirstRun(a)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"v1\"", "ignore_range": true]])
+    let r = try apply(["--force"])
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    #expect(server.requests("/a.bin").last?.headers["range"] == "bytes=50000-")
+    #expect(r.int("m/a", "resumed_from") == 0)
+    #expect(r.int("m/a", "bytes_transferred") == a.count)
+    #expect(out("a.bin") == a)
+  }
+
+  @Test func aChangedVersionIsNeverMixedWithTheOldPartial() throws {
+    try interruptedFirstRun(testBytes(200_000, seed: 4))
+    let v2 = testBytes(150_000, seed: 5)
+    server.put("a.bin", v2)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"v2\""]])
+    let r = try apply(["--force"])
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    #expect(server.requests("/a.bin").last?.headers["if-range"] == "\"v1\"")
+    #expect(out("a.bin") == v2)
+  }
+
+  @Test func aWrongContentRangeStartsOver() throws {
+    let a = testBytes(200_000, seed: 6)
+    try interruptedFirstRun(a)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"v1\"", "content_range_shift": 10]])
+    let r = try apply(["--force"])
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    let reqs = server.requests("/a.bin")
+    #expect(reqs.last?.headers["range"] == nil, "the restart asks for the whole file")
+    #expect(out("a.bin") == a)
+  }
+
+  @Test func a416WithACompletePartialInstallsItWithoutTheErrorBody() throws {
+    let a = testBytes(120_000, seed: 7)
+    try interruptedFirstRun(a)
+    // All bytes arrived but the process died before installing: the partial is whole.
+    _ = FileManager.default.createFile(
+      atPath: dir + "/out/.a.bin.syncfiles-partial", contents: Data(a), attributes: [.posixPermissions: 0o600])
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"v1\""]])
+    let r = try apply(["--force"])
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    #expect(server.requests("/a.bin").last?.headers["range"] == "bytes=120000-")
+    #expect(r.int("m/a", "http_status") == 416)
+    #expect(r.outcome("m/a") == "installed")
+    #expect(out("a.bin") == a)
+  }
+
+  @Test func a503WithRetryAfterIsRetriedAfterTheWait() throws {
+    let a = testBytes(10_000, seed: 8)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin", "fail_first": 2, "fail_status": 503, "retry_after": "1"]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 4, backoff: 1s}}"])
+    let start = Date()
+    let r = try apply()
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    #expect(r.outcome("m/a") == "installed")
+    #expect(r.int("m/a", "attempts") == 3)
+    #expect(Date().timeIntervalSince(start) >= 2.0, "two waits of Retry-After: 1")
+    #expect(out("a.bin") == a)
+  }
+
+  @Test func a404FailsAtOnceAndKeepsTheOldFile() throws {
+    server.routes([:])
+    write("old content\n", to: dir + "/out/a.bin")
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 4, backoff: 1s}}"])
+    let r = try apply()
+    #expect(r.run.status == 1)
+    #expect(r.outcome("m/a") == "failed")
+    #expect((r.tasks["m/a"]?["error"] as? String)?.contains("HTTP 404") == true)
+    #expect(server.requests("/a.bin").count == 1)
+    #expect(out("a.bin") == Array("old content\n".utf8))
+    // The failure is held across runs: the next plan waits for the backoff.
+    let plan = try run(["plan", "m.yaml"], cwd: dir)
+    #expect(plan.stdout.contains("in backoff after 1 failed run"))
+  }
+
+  @Test func mirrorsAreTriedInOrder() throws {
+    let a = testBytes(5_000, seed: 9)
+    server.put("a.bin", a)
+    server.routes(["/mirror/a.bin": ["file": "a.bin"]])
+    manifest([
+      "{id: a, url: '\(server.base)/gone/a.bin', mirrors: ['\(server.base)/mirror/a.bin'], destination: a.bin}"
+    ])
+    let r = try apply()
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    #expect(out("a.bin") == a)
+    #expect(server.requests().map(\.path) == ["/gone/a.bin", "/mirror/a.bin"])
+  }
+
+  @Test func redirectsKeepSecretsAtTheirOriginAndNeverReachOutput() throws {
+    let a = testBytes(5_000, seed: 10)
+    server.put("a.bin", a)
+    let other = "http://localhost:\(server.port)"
+    server.routes([
+      "/a": ["redirect": ["location": "/b"]],
+      "/b": ["redirect": ["location": "\(other)/c"]],
+      "/c": ["file": "a.bin"],
+    ])
+    manifest(["{id: a, url: '\(server.base)/a', destination: a.bin, headers: {X-Token: '${SF_TEST_TOKEN}'}}"])
+    let secret = "tok-\(UUID().uuidString)"
+    let r = try apply(env: ["SF_TEST_TOKEN": secret])
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    #expect(out("a.bin") == a)
+    let reqs = server.requests()
+    #expect(reqs.map(\.path) == ["/a", "/b", "/c"])
+    #expect(reqs[0].headers["x-token"] == secret)
+    #expect(reqs[1].headers["x-token"] == secret, "same origin after a redirect within the host")
+    #expect(reqs[2].headers["x-token"] == nil, "another origin never gets the manifest's headers")
+    let journal = String(decoding: readBytes(dir + "/state/journal") ?? [], as: UTF8.self)
+    #expect(!r.run.stdout.contains(secret) && !r.run.stderr.contains(secret) && !journal.contains(secret))
+  }
+
+  @Test func aRedirectToFileIsRefused() throws {
+    write("local secret\n", to: dir + "/secret.txt")
+    server.routes(["/a": ["redirect": ["location": "file://\(dir)/secret.txt"]]])
+    manifest(["{id: a, url: '\(server.base)/a', destination: a.bin}"])
+    let r = try apply()
+    #expect(r.run.status == 1)
+    #expect((r.tasks["m/a"]?["error"] as? String)?.contains("redirect to a file: URL refused") == true)
+    #expect(out("a.bin") == nil)
+  }
+
+  @Test func moreBytesThanDeclaredNeverReachTheFile() throws {
+    let a = testBytes(20_000, seed: 11)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin", "extra_bytes": 5000]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, sha256: \(sha256Hex(a))}"])
+    let r = try apply()
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    #expect(out("a.bin") == a)
+  }
+
+  @Test func maxBytesAbortsAndLeavesNothing() throws {
+    server.put("a.bin", testBytes(300_000, seed: 12))
+    server.routes(["/a.bin": ["file": "a.bin"]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, max_bytes: 100KB}"])
+    let r = try apply()
+    #expect(r.run.status == 1)
+    #expect((r.tasks["m/a"]?["error"] as? String)?.contains("max_bytes") == true)
+    #expect(out("a.bin") == nil)
+    #expect(!partialExists("a.bin"))
+  }
+
+  @Test func aChecksumMismatchKeepsTheOldFileByteForByte() throws {
+    let v1 = testBytes(30_000, seed: 13)
+    server.put("a.bin", v1)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"1\""]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, sha256: \(sha256Hex(v1))}"])
+    #expect(try apply().run.status == 0)
+    server.put("a.bin", testBytes(30_000, seed: 14))
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"2\""]])
+    let r = try apply()
+    #expect(r.run.status == 1)
+    #expect((r.tasks["m/a"]?["error"] as? String)?.contains("sha256 mismatch") == true)
+    #expect(out("a.bin") == v1)
+    #expect(!partialExists("a.bin"))
+  }
+
+  @Test func aStalledTransferTimesOut() throws {
+    server.put("a.bin", testBytes(50_000, seed: 15))
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"s\"", "trickle_bps": 200]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, timeout: {stall: 2s}, retry: {attempts: 1}}"])
+    let r = try apply()
+    #expect(r.run.status == 1)
+    #expect(r.outcome("m/a") == "failed")
+    #expect(out("a.bin") == nil)
+  }
+
+  @Test func aDeadlineStopsWith75AndTheNextRunResumes() throws {
+    let a = testBytes(60_000, seed: 16)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"d\"", "trickle_bps": 20_000]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin}"])
+    let start = Date()
+    let r = try apply(["--deadline", "1s"])
+    #expect(r.run.status == 75, "\(r.run.stderr)")
+    #expect(Date().timeIntervalSince(start) < 4)
+    #expect(r.outcome("m/a") == "interrupted")
+    #expect(out("a.bin") == nil)
+    #expect(partialExists("a.bin"))
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"d\""]])
+    let again = try apply()
+    #expect(again.run.status == 0, "\(again.run.stderr)")
+    #expect((again.int("m/a", "resumed_from") ?? 0) > 0)
+    #expect(out("a.bin") == a)
+  }
+
+  @Test func sigtermStopsWith75KeepingResumeStateAndASecondApplyIsLockedOut() throws {
+    server.put("a.bin", testBytes(100_000, seed: 17))
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"t\"", "trickle_bps": 20_000]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin}"])
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
+    p.arguments = ["apply", "m.yaml"]
+    p.currentDirectoryURL = URL(fileURLWithPath: dir)
+    p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+    p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+    try p.run()
+    Thread.sleep(forTimeInterval: 1.0)
+    let second = try run(["apply", "m.yaml"], cwd: dir)
+    #expect(second.status == 3)
+    #expect(second.stderr.contains("holds the journal"))
+    let sent = Date()
+    kill(p.processIdentifier, SIGTERM)
+    p.waitUntilExit()
+    #expect(p.terminationStatus == 75)
+    #expect(Date().timeIntervalSince(sent) < 2.5)
+    let status = try run(["status", "--format", "json", "m.yaml"], cwd: dir)
+    #expect(status.stdout.contains("\"interrupted\""), "\(status.stdout)")
+    #expect(partialExists("a.bin"))
+  }
+
+  @Test func hooksRunWithTheTaskInTheirEnvironmentAndTheirFailureIsReported() throws {
+    server.put("a.bin", testBytes(1000, seed: 18))
+    server.put("b.bin", testBytes(1000, seed: 19))
+    server.routes(["/a.bin": ["file": "a.bin"], "/b.bin": ["file": "b.bin"]])
+    let log = dir + "/hooks.log"
+    let script = dir + "/hook.sh"
+    write("#!/bin/sh\necho \"$1 $SYNCFILES_TASK_ID $SYNCFILES_OUTCOME $SYNCFILES_DESTINATION\" >> \(log)\n", to: script)
+    chmod(script, 0o755)
+    manifest(
+      [
+        "{id: a, url: '\(server.base)/a.bin', destination: a.bin, on_change: ['\(script)', change]}",
+        "{id: b, url: '\(server.base)/b.bin', destination: b.bin, on_change: ['/bin/sh', '-c', 'echo nope >&2; exit 3']}",
+      ], extra: "hooks: {on_complete: ['\(script)', complete]}")
+    let r = try apply()
+    #expect(r.run.status == 1, "a failed hook is reported in the exit code")
+    #expect(r.outcome("m/a") == "installed" && r.outcome("m/b") == "installed")
+    #expect((r.tasks["m/b"]?["hook_error"] as? String)?.contains("nope") == true)
+    let lines = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+    #expect(lines == "change m/a installed \(dir)/out/a.bin\ncomplete  changed \n")
+    // Nothing changed on the second run: no hook runs.
+    let again = try apply(["--force"])
+    #expect(again.run.status == 0)
+    #expect(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "") == lines)
+  }
+
+  @Test func aSymlinkInsideRootCannotSteerTheWriteOutside() throws {
+    server.put("a.bin", testBytes(1000, seed: 20))
+    server.routes(["/a.bin": ["file": "a.bin"]])
+    let outside = makeTempDir()
+    try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
+    try FileManager.default.createSymbolicLink(atPath: dir + "/out/sub", withDestinationPath: outside)
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: sub/a.bin}"])
+    let r = try apply()
+    #expect(r.run.status == 1)
+    #expect((r.tasks["m/a"]?["error"] as? String)?.contains("symlink") == true)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty)
+  }
+
+  @Test func waitingAndSkippedTasksDoNotFailTheRun() throws {
+    server.put("a.bin", testBytes(100, seed: 21))
+    server.routes(["/a.bin": ["file": "a.bin"]])
+    manifest([
+      "{id: a, url: '\(server.base)/a.bin', destination: a.bin, schedule: once}",
+      "{id: later, url: '\(server.base)/a.bin', destination: later.bin, not_before: '2999-01-01T00:00:00Z'}",
+    ])
+    #expect(try apply().run.status == 0)
+    let r = try apply()
+    #expect(r.run.status == 0)
+    #expect(r.outcome("m/a") == "skipped")
+    #expect(r.outcome("m/later") == "waiting")
+    #expect(server.requests().count == 1)
+  }
+
+  @Test func theRateCapHoldsAcrossTransfers() throws {
+    for n in ["a", "b"] { server.put("\(n).bin", testBytes(600_000, seed: 22)) }
+    server.routes(["/a.bin": ["file": "a.bin"], "/b.bin": ["file": "b.bin"]])
+    manifest([
+      "{id: a, url: '\(server.base)/a.bin', destination: a.bin}",
+      "{id: b, url: '\(server.base)/b.bin', destination: b.bin}",
+    ])
+    let start = Date()
+    let r = try apply(["--rate", "400KB/s"])
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    // 1.2 MB at 400 kB/s: about 3 s (libcurl may burst the first buffer of each).
+    #expect(Date().timeIntervalSince(start) >= 2.0)
+  }
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""A fault-injecting HTTP/1.1 server for syncfiles' tests (loopback only).
+
+    python3 faultserver.py DIR        prints "port N" on stdout, then serves
+
+Routes live in DIR/routes.json, re-read on every request, so a test changes
+behaviour (content, ETag, faults) between requests by rewriting it:
+
+    {"/a.bin": {"file": "a.bin",            # body: DIR/data/a.bin
+                "etag": "\\"v1\\"",          # ETag (weak ones start with W/)
+                "last_modified": "Sat, 21 Nov 2026 10:00:00 GMT",
+                "ignore_range": false,      # answer Range with the whole body (200)
+                "drop_after": 1000,         # close the connection after N body bytes...
+                "drop_times": 1,            # ...on the first K requests (default: always)
+                "trickle_bps": 2000,        # send slowly
+                "fail_first": 2, "fail_status": 503, "retry_after": "1",
+                "redirect": {"status": 302, "location": "http://..."},
+                "extra_bytes": 100,         # send more than Content-Length declares
+                "content_range_shift": 10,  # lie in Content-Range by this many bytes
+                "require": {"x-token": "s3cret"},   # 401 unless these headers match
+                "status": 404}}             # a plain error status
+
+Every request is appended to DIR/requests.jsonl (method, path, headers).
+"""
+import json
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+DIR = sys.argv[1]
+counts = {}
+lock = threading.Lock()
+
+
+def routes():
+    try:
+        with open(os.path.join(DIR, "routes.json")) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return {}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_HEAD(self):
+        self.serve(head=True)
+
+    def do_GET(self):
+        self.serve(head=False)
+
+    def send(self, status, headers, body=b"", head=False, declared=None):
+        self.send_response(status)
+        length = len(body) if declared is None else declared
+        self.send_header("Content-Length", str(length))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+
+    def serve(self, head):
+        path = self.path.split("?")[0]
+        with lock:
+            n = counts.get(path, 0) + 1
+            counts[path] = n
+            with open(os.path.join(DIR, "requests.jsonl"), "a") as f:
+                f.write(json.dumps({"n": n, "method": self.command, "path": path,
+                                    "headers": {k.lower(): v for k, v in self.headers.items()}}) + "\n")
+        r = routes().get(path)
+        if r is None:
+            return self.send(404, [], b"not found\n", head)
+        if n <= r.get("fail_first", 0):
+            hs = [("Retry-After", r["retry_after"])] if "retry_after" in r else []
+            return self.send(r.get("fail_status", 503), hs, b"busy\n", head)
+        if "status" in r:
+            return self.send(r["status"], [], b"error page\n", head)
+        if "redirect" in r:
+            return self.send(r["redirect"].get("status", 302), [("Location", r["redirect"]["location"])], b"", head)
+        for k, v in r.get("require", {}).items():
+            if self.headers.get(k) != v:
+                return self.send(401, [], b"unauthorized\n", head)
+        with open(os.path.join(DIR, "data", r["file"]), "rb") as f:
+            body = f.read()
+        etag = r.get("etag")
+        lm = r.get("last_modified")
+        validators = ([("ETag", etag)] if etag else []) + ([("Last-Modified", lm)] if lm else [])
+        validators.append(("Accept-Ranges", "bytes"))
+        inm = self.headers.get("If-None-Match")
+        ims = self.headers.get("If-Modified-Since")
+        if (inm is not None and etag is not None and inm == etag) or (inm is None and ims is not None and ims == lm):
+            return self.send(304, validators, b"", True)
+        status, start = 200, 0
+        rng = self.headers.get("Range")
+        if rng and not r.get("ignore_range") and rng.startswith("bytes=") and rng.endswith("-"):
+            if_range = self.headers.get("If-Range")
+            if if_range is None or if_range == etag or (etag is None and if_range == lm):
+                start = int(rng[6:-1])
+                if start >= len(body):
+                    return self.send(416, validators + [("Content-Range", "bytes */%d" % len(body))], b"", head)
+                status = 206
+        part = body[start:]
+        headers = list(validators)
+        if status == 206:
+            shown = start + r.get("content_range_shift", 0)
+            headers.append(("Content-Range", "bytes %d-%d/%d" % (shown, len(body) - 1, len(body))))
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(part)))
+        for k, v in headers:
+            self.send_header(k, v)
+        extra = r.get("extra_bytes", 0)
+        if extra:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if head:
+            return
+        drop = r.get("drop_after")
+        if drop is not None and n <= r.get("drop_times", 1 << 30):
+            self.wfile.write(part[:drop])
+            self.wfile.flush()
+            # An abrupt close (RST), as a crashed server or a cut cable would do.
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            self.close_connection = True
+            return
+        bps = r.get("trickle_bps")
+        if bps:
+            chunk = max(1, bps // 10)
+            for i in range(0, len(part), chunk):
+                self.wfile.write(part[i:i + chunk])
+                self.wfile.flush()
+                time.sleep(0.1)
+        else:
+            self.wfile.write(part)
+        if extra:
+            self.wfile.write(b"X" * extra)
+            self.close_connection = True
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+if __name__ == "__main__":
+    server = Server(("127.0.0.1", 0), Handler)
+    print("port %d" % server.server_address[1], flush=True)
+    server.serve_forever()
