@@ -62,7 +62,7 @@ struct Apply: ParsableCommand {
       writer = try JournalWriter(path: journalPath)
     } catch {
       Output.error("syncfiles: \(error.message)")
-      throw ExitCode(error.kind == .locked ? 3 : 1)
+      throw ExitCode(error.kind == .locked ? 3 : 2)
     }
     if writer.contents.dropped > 0 {
       Output.error(

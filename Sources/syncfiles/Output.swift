@@ -29,7 +29,7 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 /// A command of SPEC §2 whose engine has not landed yet: says so plainly, exit 2.
 func notImplemented(_ name: String) -> ExitCode {
   Output.error(
-    "syncfiles \(name): not implemented yet in syncfiles \(Runtime.version); today `validate`, `plan` (also --remote), `status` and `apply --dry-run` work"
+    "syncfiles \(name): not implemented yet in syncfiles \(Runtime.version); today `validate`, `plan`, `apply` and `status` work"
   )
   return ExitCode(2)
 }

@@ -69,6 +69,8 @@ final class InstallQueue: @unchecked Sendable {
   private var quit = false
   private var running = true
   let group: Bool
+  /// How long a group waits for more files once the first is ready.
+  var gather = 0.005
   private let onDone: @Sendable ([Done]) -> Void
   /// Groups committed and files in them (for the benchmark notes).
   private(set) var groups = 0
@@ -100,6 +102,12 @@ final class InstallQueue: @unchecked Sendable {
       let batch: [Item]? = lock.locked {
         while queue.isEmpty && !quit { lock.wait(until: nil) }
         if queue.isEmpty { return nil }
+        // Group commit: give other transfers finishing now a moment to join
+        // this group (one syncfs for all instead of one fsync each).
+        if group && !quit {
+          let until = monotonicSeconds() + gather
+          while queue.count < 512 && !quit && monotonicSeconds() < until { lock.wait(until: until) }
+        }
         let b = Array(queue.prefix(512))
         queue.removeFirst(b.count)
         return b

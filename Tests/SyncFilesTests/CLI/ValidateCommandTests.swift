@@ -119,7 +119,7 @@ func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:]) thro
   }
 
   @Test func commandsNotBuiltYetSaySoAndExit2() throws {
-    for cmd in [["apply", "Examples/quickstart"], ["plugins"]] {
+    for cmd in [["plugins"]] {
       let r = try run(cmd, cwd: packageRoot)
       #expect(r.status == 2, "\(cmd)")
       #expect(r.stdout.isEmpty)

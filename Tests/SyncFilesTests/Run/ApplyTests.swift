@@ -369,4 +369,41 @@ import Testing
     // 1.2 MB at 400 kB/s: about 3 s (libcurl may burst the first buffer of each).
     #expect(Date().timeIntervalSince(start) >= 2.0)
   }
+
+  @Test func aVerifierThatRejectsKeepsTheOldFileAndOneThatAcceptsInstalls() throws {
+    let v1 = testBytes(2000, seed: 23)
+    server.put("a.bin", v1)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"1\""]])
+    let plugins = dir + "/plugins"
+    // Accepts unless the request's `with.reject` is true; records what it was given.
+    write(
+      """
+      #!/bin/sh
+      req=$(cat)
+      echo "$req" > \(dir)/verify-request.json
+      case "$req" in *'"reject":true'*) echo "signature does not match" >&2; exit 1;; esac
+      exit 0
+      """, to: plugins + "/syncfiles-verify-sig")
+    chmod(plugins + "/syncfiles-verify-sig", 0o755)
+    let env = ["SYNCFILES_PLUGIN_PATH": plugins]
+    manifest([
+      "{id: a, url: '\(server.base)/a.bin', destination: a.bin, verify: [{plugin: sig, with: {reject: false}}]}"
+    ])
+    let first = try apply(env: env)
+    #expect(first.run.status == 0, "\(first.run.stderr)")
+    #expect(out("a.bin") == v1)
+    let request = (try? String(contentsOfFile: dir + "/verify-request.json", encoding: .utf8)) ?? ""
+    #expect(request.contains("\"path\":\"\(dir)/out/.a.bin.syncfiles-partial\""), "\(request)")
+    #expect(request.contains("\"protocol\":1"))
+
+    server.put("a.bin", testBytes(2000, seed: 24))
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"2\""]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, verify: [{plugin: sig, with: {reject: true}}]}"]
+    )
+    let second = try apply(env: env)
+    #expect(second.run.status == 1)
+    #expect((second.tasks["m/a"]?["error"] as? String)?.contains("signature does not match") == true)
+    #expect(out("a.bin") == v1)
+    #expect(!partialExists("a.bin"))
+  }
 }
