@@ -65,12 +65,17 @@ final class EasyRequest {
 
   /// The value of a response header (case-insensitive), from the last response.
   func header(_ name: String) -> String? {
-    let lower = name.lowercased() + ":"
-    for line in headers.reversed() where line.lowercased().hasPrefix(lower) {
-      return line.dropFirst(lower.count).trimmingWhitespace()
-    }
-    return nil
+    headerValue(name, in: headers)
   }
+}
+
+/// The value of the last header `name` (case-insensitive) among raw header lines.
+func headerValue(_ name: String, in lines: [String]) -> String? {
+  let lower = name.lowercased() + ":"
+  for line in lines.reversed() where line.lowercased().hasPrefix(lower) {
+    return line.dropFirst(lower.count).trimmingWhitespace()
+  }
+  return nil
 }
 
 /// Collects response header lines; a status line starts a new response.

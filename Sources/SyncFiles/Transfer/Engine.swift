@@ -388,13 +388,7 @@ final class Transfer {
       detail: nil)
   }
 
-  func header(_ name: String) -> String? {
-    let lower = name.lowercased() + ":"
-    for line in headerLines.reversed() where line.lowercased().hasPrefix(lower) {
-      return line.dropFirst(lower.count).trimmingWhitespace()
-    }
-    return nil
-  }
+  func header(_ name: String) -> String? { headerValue(name, in: headerLines) }
 
   /// The final response's headers are in: decide what its body is for.
   /// Returns false to abort the transfer (`failure` says why).

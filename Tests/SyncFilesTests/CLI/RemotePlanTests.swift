@@ -34,12 +34,7 @@ import Testing
     try out.fileHandleForWriting.close()
     try log.fileHandleForWriting.close()
     // "Serving HTTP on 127.0.0.1 port 43567 (http://127.0.0.1:43567/) ..."
-    var text = ""
-    while !text.contains("\n") {
-      let chunk = out.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      text += String(decoding: chunk, as: UTF8.self)
-    }
+    let text = firstLine(of: out)
     let words = text.split(separator: " ")
     guard let i = words.firstIndex(of: "port"), i + 1 < words.count, let port = Int(words[i + 1]) else {
       throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "no port in: \(text)"])

@@ -406,4 +406,19 @@ import Testing
     #expect(out("a.bin") == v1)
     #expect(!partialExists("a.bin"))
   }
+
+  @Test func progressIsALiveLineOnRequestAndPlainLinesOtherwise() throws {
+    server.put("a.bin", testBytes(40_000, seed: 25))
+    server.routes(["/a.bin": ["file": "a.bin", "trickle_bps": 40_000]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin}"])
+    let live = try run(["apply", "--progress", "always", "m.yaml"], cwd: dir)
+    #expect(live.status == 0)
+    #expect(live.stderr.contains("\r\u{1b}[K[0/1 files]"), "\(live.stderr.debugDescription)")
+    #expect(live.stderr.contains("1 active"))
+    #expect(live.stdout.contains("1 installed"))
+    let plain = try run(["apply", "--force", "m.yaml"], cwd: dir)
+    #expect(!plain.stderr.contains("\r"), "no terminal: no redrawn line")
+    let quiet = try run(["apply", "--force", "--quiet", "m.yaml"], cwd: dir)
+    #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+  }
 }

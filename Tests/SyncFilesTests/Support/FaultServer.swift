@@ -20,12 +20,7 @@ final class FaultServer {
     p.standardError = FileHandle(forWritingAtPath: "/dev/null")
     try p.run()
     try out.fileHandleForWriting.close()
-    var text = ""
-    while !text.contains("\n") {
-      let chunk = out.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      text += String(decoding: chunk, as: UTF8.self)
-    }
+    let text = firstLine(of: out)
     guard text.hasPrefix("port "), let port = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
     else {
       p.terminate()

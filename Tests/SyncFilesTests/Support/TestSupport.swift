@@ -54,3 +54,14 @@ let packageRoot: String = {
   for _ in 0..<4 { url.deleteLastPathComponent() }
   return url.path
 }()
+
+/// Reads a child's output until its first newline (or end of file).
+func firstLine(of pipe: Pipe) -> String {
+  var text = ""
+  while !text.contains("\n") {
+    let chunk = pipe.fileHandleForReading.availableData
+    if chunk.isEmpty { break }
+    text += String(decoding: chunk, as: UTF8.self)
+  }
+  return text
+}
