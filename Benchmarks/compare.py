@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""syncfiles side by side with curl, aria2c and wget2 on one nginx (loopback).
+
+    Benchmarks/run.sh [--rounds N] [--only W1,W3] [--json FILE]
+
+Generates deterministic data, starts nginx on a free loopback port (stopped
+by its pid at the end), runs each workload for each tool in alternation
+(A B C D, A B C D, ...) and prints medians, the ratio of each tool's median
+to syncfiles', CPU time (user+sys) and peak memory (from wait4's rusage),
+then writes the figures as JSON.
+
+What the tools guarantee differs, and the table does not hide it: syncfiles
+writes each file to a hidden partial, checks it, fsyncs it, renames it over
+the destination and fsyncs the folder (W3 also checks sha256); curl, wget2
+and aria2c write in place and do not fsync (W3's curl row runs `sync` after,
+as the issue asks).
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def run(argv, cwd=None, env=None):
+    """Runs argv; returns (wall seconds, cpu seconds, peak RSS MiB, exit status)."""
+    # stderr to a file, not a pipe: a chatty tool must not block on a full pipe.
+    with tempfile.TemporaryFile() as errf:
+        start = time.monotonic()
+        p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=errf)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.monotonic() - start
+        p.returncode = os.waitstatus_to_exitcode(status)
+        errf.seek(0)
+        err = errf.read().decode(errors="replace")
+    if p.returncode not in (0,):
+        sys.stderr.write("  ! %s exited %d: %s\n" % (argv[0], p.returncode, err.strip()[-300:]))
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, p.returncode
+
+
+def deterministic(path, size, seed):
+    """Bytes from AES-CTR over zeros with a fixed key: fast, reproducible."""
+    key = "%032x" % seed
+    with open(path, "wb") as out:
+        enc = subprocess.Popen(["openssl", "enc", "-aes-128-ctr", "-K", key, "-iv", "0" * 32, "-nosalt"],
+                               stdin=subprocess.PIPE, stdout=out)
+        left = size
+        chunk = b"\0" * (1 << 20)
+        while left > 0:
+            n = min(left, len(chunk))
+            enc.stdin.write(chunk[:n])
+            left -= n
+        enc.stdin.close()
+        enc.wait()
+
+
+def sha256(path):
+    return subprocess.check_output(["sha256sum", path]).decode().split()[0]
+
+
+class Nginx:
+    def __init__(self, work, www):
+        self.dir = os.path.join(work, "nginx")
+        os.makedirs(os.path.join(self.dir, "tmp"), exist_ok=True)
+        self.port = free_port()
+        temps = "".join("%s_temp_path %s/tmp/%s; " % (t, self.dir, t)
+                        for t in ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"])
+        conf = os.path.join(self.dir, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write("daemon off; pid %s/nginx.pid; error_log %s/error.log; worker_processes 2;\n"
+                    "events { worker_connections 4096; }\n"
+                    "http { log_format b '$request_uri $status $body_bytes_sent';\n"
+                    "  access_log %s/access.log b; %s\n"
+                    "  keepalive_requests 100000;\n"
+                    "  server { listen 127.0.0.1:%d; root %s; } }\n"
+                    % (self.dir, self.dir, self.dir, temps, self.port, www))
+        binary = shutil.which("nginx") or "/usr/sbin/nginx"
+        self.proc = subprocess.Popen([binary, "-p", self.dir, "-c", conf, "-e", self.dir + "/error.log"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise SystemExit("nginx did not start")
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+    def log_mark(self):
+        path = os.path.join(self.dir, "access.log")
+        return os.path.getsize(path) if os.path.exists(path) else 0
+
+    def bytes_sent_since(self, mark):
+        with open(os.path.join(self.dir, "access.log")) as f:
+            f.seek(mark)
+            return sum(int(line.split()[2]) for line in f if line.strip())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--only", default="W1,W2,W3,W4,W5,W6")
+    ap.add_argument("--json", default=os.path.join(ROOT, "Benchmarks", "results.json"))
+    ap.add_argument("--big", type=int, default=1 << 30, help="W3/W6 file size in bytes")
+    ap.add_argument("--syncfiles", default=os.path.join(ROOT, ".build", "release", "syncfiles"))
+    args = ap.parse_args()
+    only = set(args.only.split(","))
+    sf = args.syncfiles
+    work = tempfile.mkdtemp(prefix="syncfiles-bench-", dir=os.environ.get("BENCH_DIR", "/var/tmp"))
+    os.chmod(work, 0o755)  # nginx workers run as nobody
+    www = os.path.join(work, "www")
+    os.makedirs(www)
+    print("data and destinations in %s (one disk for all tools)" % work, file=sys.stderr)
+
+    # Data: W1 2,000 x 16 KiB, W2 64 x 4 MiB, W3 one big file.
+    for i in range(2000):
+        with open(os.path.join(www, "w1-%04d.bin" % i), "wb") as f:
+            f.write(os.urandom(0) or (bytes([i % 251]) * 16384))
+    if "W2" in only:
+        for i in range(64):
+            deterministic(os.path.join(www, "w2-%02d.bin" % i), 4 << 20, 1000 + i)
+    if only & {"W3", "W6"}:
+        deterministic(os.path.join(www, "big.bin"), args.big, 7)
+        big_sha = sha256(os.path.join(www, "big.bin"))
+
+    nginx = Nginx(work, www)
+    base = "http://127.0.0.1:%d" % nginx.port
+    results = {"machine": {"cpus": os.cpu_count()}, "rounds": args.rounds, "workloads": {}}
+
+    def manifest(path, entries, extra=""):
+        with open(path, "w") as f:
+            f.write("version: 1\nname: b\nroot: dest\njournal: journal\nlimits: {parallel: 8, per_host: 8}\n%s"
+                    "files:\n" % extra)
+            for e in entries:
+                f.write("  - " + e + "\n")
+
+    def lists(d, names):
+        """url lists for the peers: curl config, aria2c input, wget2 input."""
+        with open(os.path.join(d, "curl.cfg"), "w") as f:
+            for n in names:
+                f.write('url = "%s/%s"\noutput = "dest/%s"\n' % (base, n, n))
+        with open(os.path.join(d, "aria2.txt"), "w") as f:
+            for n in names:
+                f.write("%s/%s\n  out=%s\n" % (base, n, n))
+        with open(os.path.join(d, "wget2.txt"), "w") as f:
+            for n in names:
+                f.write("%s/%s\n" % (base, n))
+
+    def fresh(d):
+        for x in ["dest", "journal", "journal.lock"]:
+            p = os.path.join(d, x)
+            if os.path.isdir(p):
+                shutil.rmtree(p)
+            elif os.path.exists(p):
+                os.unlink(p)
+        os.makedirs(os.path.join(d, "dest"))
+
+    def bench(name, d, tools, prepare=fresh):
+        rows = {t: [] for t in tools}
+        for r in range(args.rounds):
+            for tool, argv in tools.items():
+                cwd = d
+                if isinstance(argv, tuple):  # (argv, folder of its own)
+                    argv, cwd = argv
+                prepare(cwd)
+                rows[tool].append(run(argv, cwd=cwd))
+        figures = {}
+        for tool, rs in rows.items():
+            figures[tool] = {
+                "wall_median_s": statistics.median(x[0] for x in rs),
+                "wall_all_s": [round(x[0], 3) for x in rs],
+                "cpu_median_s": statistics.median(x[1] for x in rs),
+                "peak_rss_mib": max(x[2] for x in rs),
+                "failures": sum(1 for x in rs if x[3] != 0),
+            }
+        ref = figures.get("syncfiles", {}).get("wall_median_s")
+        for f in figures.values():
+            f["ratio_to_syncfiles"] = (f["wall_median_s"] / ref) if ref else None
+        results["workloads"][name] = figures
+        print("\n%s" % name)
+        print("  %-22s %9s %9s %9s %9s %5s" % ("tool", "median s", "x sf", "cpu s", "peak MiB", "fail"))
+        for tool, f in figures.items():
+            print("  %-22s %9.3f %9.2f %9.3f %9.1f %5d" % (
+                tool, f["wall_median_s"], f["ratio_to_syncfiles"] or 0, f["cpu_median_s"], f["peak_rss_mib"],
+                f["failures"]))
+        sys.stdout.flush()
+
+    def peers(d, conditional=False):
+        curl = ["curl", "-s", "--no-progress-meter", "--parallel", "--parallel-max", "8", "--create-dirs", "-K",
+                "curl.cfg"]
+        aria = ["aria2c", "-q", "-j", "8", "-x", "1", "-d", "dest", "-i", "aria2.txt", "--allow-overwrite=true",
+                "--auto-file-renaming=false", "--file-allocation=none"]
+        wget = ["wget2", "-q", "--max-threads=8", "-P", "dest", "-nd", "-i", "wget2.txt", "--no-robots"]
+        if conditional:
+            aria.append("--conditional-get=true")
+            wget.append("-N")
+            curl = ["sh", "-c", "exec curl -s --no-progress-meter --parallel --parallel-max 8 -K curl-z.cfg"]
+        return {"curl --parallel": curl, "aria2c -i": aria, "wget2 -i": wget}
+
+    if only & {"W1", "W4"}:
+        d = os.path.join(work, "w1")
+        os.makedirs(d)
+        names = ["w1-%04d.bin" % i for i in range(2000)]
+        manifest(os.path.join(d, "m.yaml"),
+                 ["{id: f%04d, url: '%s/%s', destination: %s}" % (i, base, n, n) for i, n in enumerate(names)])
+        lists(d, names)
+        if "W1" in only:
+            tools = {"syncfiles": [sf, "apply", "--quiet", "m.yaml"]}
+            tools.update(peers(d))
+            bench("W1 2,000 x 16 KiB, 8 at a time, fresh destination", d, tools)
+        if "W4" in only:
+            # Each tool revalidates its own copy (fetched by itself first): a
+            # shared folder would let one tool's rewrite look like a change to another.
+            tools = {}
+            fetch = {"syncfiles": [sf, "apply", "--quiet", "m.yaml"]}
+            fetch.update(peers(d))
+            revalidate = {"syncfiles": [sf, "apply", "--quiet", "m.yaml"]}
+            revalidate.update(peers(d, conditional=True))
+            for k, tool in enumerate(revalidate):
+                td = os.path.join(work, "w4-%d" % k)
+                os.makedirs(td)
+                for f in ["m.yaml", "curl.cfg", "aria2.txt", "wget2.txt"]:
+                    shutil.copy(os.path.join(d, f), td)
+                with open(os.path.join(td, "curl-z.cfg"), "w") as f:
+                    for n in names:
+                        f.write('url = "%s/%s"\noutput = "dest/%s"\ntime-cond = "dest/%s"\n' % (base, n, n, n))
+                fresh(td)
+                run(list(fetch.values())[k], cwd=td)
+                tools[tool] = (revalidate[tool], td)
+            mark = nginx.log_mark()
+            bench("W4 revalidate W1, nothing changed (304s)", d, tools, prepare=lambda _: None)
+            results["workloads"]["W4 revalidate W1, nothing changed (304s)"]["_body_bytes_sent"] = \
+                nginx.bytes_sent_since(mark)
+
+    if "W2" in only:
+        d = os.path.join(work, "w2")
+        os.makedirs(d)
+        names = ["w2-%02d.bin" % i for i in range(64)]
+        manifest(os.path.join(d, "m.yaml"),
+                 ["{id: f%02d, url: '%s/%s', destination: %s}" % (i, base, n, n) for i, n in enumerate(names)])
+        lists(d, names)
+        tools = {"syncfiles": [sf, "apply", "--quiet", "m.yaml"]}
+        tools.update(peers(d))
+        bench("W2 64 x 4 MiB", d, tools)
+
+    if "W3" in only:
+        d = os.path.join(work, "w3")
+        os.makedirs(d)
+        manifest(os.path.join(d, "m.yaml"),
+                 ["{id: big, url: '%s/big.bin', destination: big.bin, sha256: %s}" % (base, big_sha)])
+        tools = {
+            "syncfiles": [sf, "apply", "--quiet", "m.yaml"],
+            "curl -o && sync": ["sh", "-c", "curl -s -o dest/big.bin %s/big.bin && sync" % base],
+            "aria2c": ["aria2c", "-q", "-d", "dest", "--allow-overwrite=true", "--file-allocation=none",
+                       "--checksum=sha-256=%s" % big_sha, "%s/big.bin" % base],
+            "wget2": ["wget2", "-q", "-O", "dest/big.bin", "%s/big.bin" % base],
+        }
+        bench("W3 one %d MiB file, sha256 verified" % (args.big >> 20), d, tools)
+
+    if "W5" in only:
+        d = os.path.join(work, "w5")
+        os.makedirs(d)
+        for n in [10000, 100000]:
+            m = os.path.join(d, "m%d.yaml" % n)
+            manifest(m, ["{id: f%06d, url: 'https://data.example.org/f%06d.bin', destination: d%03d/f%06d.bin, "
+                         "expected_bytes: 4KiB, not_before: '2999-01-01T00:00:00Z'}" % (i, i, i % 500, i)
+                         for i in range(n)])
+            bench("W5 %d entries" % n, d, {
+                "syncfiles plan": [sf, "plan", os.path.basename(m)],
+                "syncfiles apply (no-op)": [sf, "apply", "--quiet", os.path.basename(m)],
+            }, prepare=lambda _: None)
+
+    if "W6" in only:
+        d = os.path.join(work, "w6")
+        os.makedirs(d)
+        manifest(os.path.join(d, "m.yaml"),
+                 ["{id: big, url: '%s/big.bin', destination: big.bin, sha256: %s}" % (base, big_sha)])
+        size = args.big
+        cases = {
+            "syncfiles": ([sf, "apply", "--quiet", "m.yaml"], "dest/.big.bin.syncfiles-partial"),
+            "curl -C -": (["curl", "-s", "-C", "-", "-o", "dest/big.bin", "%s/big.bin" % base], "dest/big.bin"),
+            "aria2c -c": (["aria2c", "-q", "-c", "-d", "dest", "--file-allocation=none", "%s/big.bin" % base],
+                          "dest/big.bin"),
+            "wget2 -c": (["wget2", "-q", "-c", "-O", "dest/big.bin", "%s/big.bin" % base], "dest/big.bin"),
+        }
+        figures = {}
+        print("\nW6 resume: kill at ~50 %% of a %d MiB file, re-run, bytes transferred again" % (size >> 20))
+        for tool, (argv, partial) in cases.items():
+            fresh(d)
+            p = subprocess.Popen(argv, cwd=d, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            path = os.path.join(d, partial)
+            while p.poll() is None:
+                if os.path.exists(path) and os.path.getsize(path) >= size // 2:
+                    break
+                time.sleep(0.002)
+            p.kill()
+            p.wait()
+            held = os.path.getsize(path) if os.path.exists(path) else 0
+            mark = nginx.log_mark()
+            wall, cpu, rss, status = run(argv, cwd=d)
+            again = nginx.bytes_sent_since(mark)
+            final = os.path.join(d, "dest", "big.bin")
+            ok = os.path.exists(final) and os.path.getsize(final) == size
+            figures[tool] = {"held_at_kill": held, "retransferred_bytes": again,
+                             "retransferred_pct": 100.0 * again / size, "complete": ok, "rerun_wall_s": wall}
+            print("  %-12s held %5.1f %%  re-transferred %5.1f %%  complete %s" % (
+                tool, 100.0 * held / size, 100.0 * again / size, ok))
+        results["workloads"]["W6 resume"] = figures
+
+    nginx.stop()
+    with open(args.json, "w") as f:
+        json.dump(results, f, indent=1)
+    print("\nfigures written to %s" % args.json)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

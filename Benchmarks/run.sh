@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# syncfiles side by side with curl, aria2c and wget2 on one nginx (loopback).
+# Installs what it needs (nginx, curl, aria2, wget2), builds syncfiles in
+# release mode, runs Benchmarks/compare.py. Options go to compare.py:
+#   --rounds N (3)  --only W1,W2,W3,W4,W5,W6  --big BYTES (1 GiB)  --json FILE
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup
+as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+need=()
+command -v curl >/dev/null || need+=(curl)
+command -v aria2c >/dev/null || need+=(aria2)
+command -v wget2 >/dev/null || need+=(wget2)
+command -v openssl >/dev/null || need+=(openssl)
+if ((${#need[@]})); then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+swift build -c release --product syncfiles >&2
+exec python3 Benchmarks/compare.py "$@"
