@@ -137,7 +137,7 @@ def main():
     # Data: W1 2,000 x 16 KiB, W2 64 x 4 MiB, W3 one big file.
     for i in range(2000):
         with open(os.path.join(www, "w1-%04d.bin" % i), "wb") as f:
-            f.write(os.urandom(0) or (bytes([i % 251]) * 16384))
+            f.write(bytes([i % 251]) * 16384)
     if "W2" in only:
         for i in range(64):
             deterministic(os.path.join(www, "w2-%02d.bin" % i), 4 << 20, 1000 + i)
@@ -167,6 +167,15 @@ def main():
         with open(os.path.join(d, "wget2.txt"), "w") as f:
             for n in names:
                 f.write("%s/%s\n" % (base, n))
+
+    def many_files(folder, names):
+        """A workload folder: the manifest and the peers' URL lists for these files."""
+        d = os.path.join(work, folder)
+        os.makedirs(d)
+        manifest(os.path.join(d, "m.yaml"),
+                 ["{id: f%04d, url: '%s/%s', destination: %s}" % (i, base, n, n) for i, n in enumerate(names)])
+        lists(d, names)
+        return d
 
     def fresh(d):
         for x in ["dest", "journal", "journal.lock"]:
@@ -220,12 +229,8 @@ def main():
         return {"curl --parallel": curl, "aria2c -i": aria, "wget2 -i": wget}
 
     if only & {"W1", "W4"}:
-        d = os.path.join(work, "w1")
-        os.makedirs(d)
         names = ["w1-%04d.bin" % i for i in range(2000)]
-        manifest(os.path.join(d, "m.yaml"),
-                 ["{id: f%04d, url: '%s/%s', destination: %s}" % (i, base, n, n) for i, n in enumerate(names)])
-        lists(d, names)
+        d = many_files("w1", names)
         if "W1" in only:
             tools = {"syncfiles": [sf, "apply", "--quiet", "m.yaml"]}
             tools.update(peers(d))
@@ -255,12 +260,7 @@ def main():
                 nginx.bytes_sent_since(mark)
 
     if "W2" in only:
-        d = os.path.join(work, "w2")
-        os.makedirs(d)
-        names = ["w2-%02d.bin" % i for i in range(64)]
-        manifest(os.path.join(d, "m.yaml"),
-                 ["{id: f%02d, url: '%s/%s', destination: %s}" % (i, base, n, n) for i, n in enumerate(names)])
-        lists(d, names)
+        d = many_files("w2", ["w2-%02d.bin" % i for i in range(64)])
         tools = {"syncfiles": [sf, "apply", "--quiet", "m.yaml"]}
         tools.update(peers(d))
         bench("W2 64 x 4 MiB", d, tools)

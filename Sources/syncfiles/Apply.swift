@@ -130,13 +130,13 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
 /// printed above it; without a terminal, only the log lines.
 final class ProgressLine: @unchecked Sendable {
   private let live: Bool
-  private let lock = NSLockish()
+  private let lock = Lock()
   private var shown = false
 
   init(live: Bool) { self.live = live }
 
   func log(_ text: String) {
-    lock.run {
+    lock.locked {
       if shown { Output.error("\r\u{1b}[K", newline: false) }
       shown = false
       Output.error(text)
@@ -144,7 +144,7 @@ final class ProgressLine: @unchecked Sendable {
   }
 
   func show(_ p: RunProgress) {
-    lock.run {
+    lock.locked {
       let rate = p.elapsed > 0.5 ? Double(p.bytes) / p.elapsed : 0
       var text = "[\(p.done)/\(p.total) files] \(ByteSize.format(p.bytes))"
       if rate > 0 { text += "  \(ByteSize.format(Int64(rate)))/s" }
@@ -159,20 +159,9 @@ final class ProgressLine: @unchecked Sendable {
   }
 
   func clear() {
-    lock.run {
+    lock.locked {
       if shown { Output.error("\r\u{1b}[K", newline: false) }
       shown = false
     }
-  }
-}
-
-/// A pthread mutex for the executable's few shared values.
-final class NSLockish: @unchecked Sendable {
-  private let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-  init() { pthread_mutex_init(m, nil) }
-  func run(_ body: () -> Void) {
-    pthread_mutex_lock(m)
-    body()
-    pthread_mutex_unlock(m)
   }
 }

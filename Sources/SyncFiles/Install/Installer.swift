@@ -48,10 +48,14 @@ public final class PartialFile: @unchecked Sendable {
     name = last
     partialName = PartialFile.partialName(for: last)
     // Root itself is the user's choice and may be a symlink; below it, nothing may be.
-    if !FileIO.makeFolders(root) {
-      throw InstallError(message: "cannot create root \(root): \(errnoText())")
-    }
     var dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if dir < 0 && errno == ENOENT {
+      // Created on first use only: no mkdir calls for every file of a run.
+      guard FileIO.makeFolders(root) else {
+        throw InstallError(message: "cannot create root \(root): \(errnoText())")
+      }
+      dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    }
     guard dir >= 0 else { throw InstallError(message: "cannot open root \(root): \(errnoText())") }
     for component in parts.dropLast() {
       if mkdirat(dir, component, 0o755) != 0 && errno != EEXIST {
@@ -71,6 +75,9 @@ public final class PartialFile: @unchecked Sendable {
       dir = next
     }
     folderFD = dir
+    var folderStat = stat()
+    fstat(dir, &folderStat)
+    placement = Placement(device: UInt64(folderStat.st_dev), folder: UInt64(folderStat.st_ino))
     var opened: Int32 = -1
     if resume {
       opened = openat(dir, partialName, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
@@ -171,12 +178,12 @@ public final class PartialFile: @unchecked Sendable {
     }
   }
 
-  /// The file system and folder this partial lives in (to group commits).
-  public var placement: (device: UInt64, folder: UInt64) {
-    var st = stat()
-    fstat(folderFD, &st)
-    return (UInt64(st.st_dev), UInt64(st.st_ino))
+  /// The file system and folder a partial lives in (install groups flush each folder once).
+  public struct Placement: Hashable, Sendable {
+    public var device: UInt64
+    public var folder: UInt64
   }
+  public let placement: Placement
 
   /// Flushes the whole file system holding this partial (`syncfs`): one call
   /// makes every partial on it durable. True on success.

@@ -170,17 +170,21 @@ public enum Planner {
   /// and was started under a validator `If-Range` can use (a strong ETag, or
   /// Last-Modified when there is no ETag).
   static func resumable(_ p: TaskState.Partial?, fact: FileFact?) -> (TaskState.Partial, Int64)? {
-    guard let p, let fact, fact.isRegular, fact.size > 0 else { return nil }
-    if let tag = p.etag {
-      guard isStrongETag(tag) else { return nil }
-    } else if p.lastModified == nil {
-      return nil
-    }
+    guard let p, let fact, fact.isRegular, fact.size > 0,
+      ifRangeValidator(etag: p.etag, lastModified: p.lastModified) != nil
+    else { return nil }
     if let total = p.totalBytes, fact.size > total { return nil }
     return (p, fact.size)
   }
 
   static func isStrongETag(_ tag: String) -> Bool { !tag.hasPrefix("W/") }
+
+  /// What `If-Range` may carry for data received under these validators: a
+  /// strong ETag, or Last-Modified when there is no ETag; never a weak ETag.
+  public static func ifRangeValidator(etag: String?, lastModified: String?) -> String? {
+    guard let etag else { return lastModified }
+    return isStrongETag(etag) ? etag : nil
+  }
 
   static func scheduled(_ t: inout PlannedTask, _ schedule: Schedule, last: Timestamp?, now: Timestamp, force: Bool) {
     func revalidate(_ why: String) {

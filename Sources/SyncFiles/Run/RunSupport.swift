@@ -72,8 +72,6 @@ final class InstallQueue: @unchecked Sendable {
   /// How long a group waits for more files once the first is ready.
   var gather = 0.005
   private let onDone: @Sendable ([Done]) -> Void
-  /// Groups committed and files in them (for the benchmark notes).
-  private(set) var groups = 0
 
   init(group: Bool, onDone: @escaping @Sendable ([Done]) -> Void) {
     self.group = group
@@ -114,7 +112,6 @@ final class InstallQueue: @unchecked Sendable {
       }
       guard let batch else { break }
       onDone(commit(batch))
-      lock.locked { groups += 1 }
     }
     lock.locked {
       running = false
@@ -159,18 +156,18 @@ final class InstallQueue: @unchecked Sendable {
         done.append(Done(index: item.index, error: error, fact: nil))
       }
     }
-    var folderError: [UInt64: InstallError] = [:]
-    var synced: Set<UInt64> = []
-    for (item, _) in installed {
-      let p = item.partial.placement
-      let key = p.device &* 31 &+ p.folder
-      if synced.insert(key).inserted {
-        do { try item.partial.syncFolder() } catch { folderError[key] = error }
+    // After every rename of the group: each folder flushed once.
+    var folderError: [PartialFile.Placement: InstallError?] = [:]
+    for (item, _) in installed where folderError[item.partial.placement] == nil {
+      do {
+        try item.partial.syncFolder()
+        folderError[item.partial.placement] = .some(nil)
+      } catch {
+        folderError[item.partial.placement] = error
       }
     }
     for (item, fact) in installed {
-      let p = item.partial.placement
-      done.append(Done(index: item.index, error: folderError[p.device &* 31 &+ p.folder], fact: fact))
+      done.append(Done(index: item.index, error: folderError[item.partial.placement] ?? nil, fact: fact))
     }
     return done
   }

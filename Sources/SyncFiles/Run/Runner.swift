@@ -68,7 +68,6 @@ public struct RunReport: Sendable {
   public var elapsed: Double
   public var hookErrors: [String] = []
   public var journalError: String?
-  public var installGroups = 0
 
   public func count(_ o: TaskOutcome) -> Int { tasks.lazy.filter { $0.outcome == o }.count }
   public var bytesTransferred: Int64 { tasks.reduce(0) { $0 + $1.bytesTransferred } }
@@ -322,7 +321,6 @@ public final class Runner: @unchecked Sendable {
     }
     engine.shutdown()
     installer.shutdown()
-    report.installGroups = installer.groups
     // Tasks never started because the run stopped stay due for the next run.
     if let why = stopping {
       report.stopped = why
@@ -354,7 +352,8 @@ public final class Runner: @unchecked Sendable {
         retryable: false)
       return nil
     }
-    if let f = FactGatherer.fact(at: e.destinationPath), !f.isRegular {
+    let fact = FactGatherer.fact(at: e.destinationPath)
+    if let f = fact, !f.isRegular {
       fail(i, "\(e.destinationPath) exists and is not a regular file; refusing to replace it", retryable: false)
       return nil
     }
@@ -367,7 +366,7 @@ public final class Runner: @unchecked Sendable {
         let partial = try PartialFile(root: root, relative: relative, resume: true)
         if partial.size > 0 && partial.hashExisting(into: jobs[i].hasher) {
           jobs[i].partial = partial
-          jobs[i].partialValidator = p.etag ?? p.lastModified
+          jobs[i].partialValidator = Planner.ifRangeValidator(etag: p.etag, lastModified: p.lastModified)
         } else {
           partial.discard()
           jobs[i].hasher.reset()
@@ -381,7 +380,7 @@ public final class Runner: @unchecked Sendable {
     let id = t.id
     let partialPath = PartialFile.path(for: e.destinationPath)
     var spec = TransferSpec(
-      id: id, url: url.text.revealed, origin: url.origin, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
+      id: id, url: url.text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
       isFile: url.scheme == "file", root: root, relative: relative, partial: jobs[i].partial,
       hasher: jobs[i].hasher, connectTimeout: e.timeout.connect, stall: e.timeout.stall,
       onBody: { [journal] head in
@@ -394,10 +393,9 @@ public final class Runner: @unchecked Sendable {
         }
       })
     spec.maxBytes = e.maxBytes
-    if let p = jobs[i].partial, p.size > 0, let v = jobs[i].partialValidator, !v.hasPrefix("W/") {
+    if let p = jobs[i].partial, p.size > 0, let v = jobs[i].partialValidator {
       spec.ifRange = v
-    } else if t.action == .revalidate || FactGatherer.fact(at: e.destinationPath) != nil {
-      let fact = FactGatherer.fact(at: e.destinationPath)
+    } else if t.action == .revalidate || fact != nil {
       let inst = state.fingerprint == fp ? state.installed : nil
       if let inst, let f = fact, f.size == inst.size, f.mtimeNs == inst.mtimeNs {
         if spec.isFile {
@@ -429,8 +427,7 @@ public final class Runner: @unchecked Sendable {
     if r.received > 0 && r.resumedFrom > 0 { jobs[i].report.resumedFrom = r.resumedFrom }
     if r.status != 0 { jobs[i].report.httpStatus = r.status }
     if let h = r.head {
-      jobs[i].partialValidator =
-        h.etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? (h.etag == nil ? h.lastModified : nil)
+      jobs[i].partialValidator = Planner.ifRangeValidator(etag: h.etag, lastModified: h.lastModified)
     }
     let e = jobs[i].task.entry
     switch r.outcome {
@@ -500,7 +497,7 @@ public final class Runner: @unchecked Sendable {
     // The next mirror in this pass, at once.
     if let next = usable.first(where: { $0 > jobs[i].urlIndex }) {
       options.log("syncfiles: \(jobs[i].task.id): \(why); trying mirror \(jobs[i].urls[next].display)")
-      switchURL(i, to: next)
+      jobs[i].urlIndex = next
       return .again
     }
     let policy = jobs[i].task.entry.retry
@@ -510,7 +507,7 @@ public final class Runner: @unchecked Sendable {
     }
     let k = jobs[i].pass
     jobs[i].pass += 1
-    switchURL(i, to: usable[0])
+    jobs[i].urlIndex = usable[0]
     let base = Double(policy.backoff.seconds) * Double(1 << min(k - 1, 30))
     // Jitter: between half and all of the backoff, so many clients do not retry in step.
     var delay = base * (0.5 + Double.random(in: 0..<0.5))
@@ -519,11 +516,6 @@ public final class Runner: @unchecked Sendable {
     options.log(
       "syncfiles: \(jobs[i].task.id): \(why); retry \(k) of \(policy.attempts - 1) in \(Int(delay.rounded(.up)))s")
     return .wait(delay)
-  }
-
-  func switchURL(_ i: Int, to next: Int) {
-    guard next != jobs[i].urlIndex else { return }
-    jobs[i].urlIndex = next
   }
 
   /// A complete partial: size and sha256 checks, verifier plugins, then to the installer.
@@ -638,7 +630,7 @@ public final class Runner: @unchecked Sendable {
     let e = jobs[i].task.entry
     let now = Timestamp.current()
     let keep = jobs[i].partial != nil && jobs[i].partialValidator != nil && retryable
-    if !keep { discardPartialFile(i) }
+    if !keep { jobs[i].partial?.discard() }
     let size = jobs[i].partial?.size
     journal.update(e.qualifiedID) { s in
       s.lastCheck = now
@@ -657,15 +649,11 @@ public final class Runner: @unchecked Sendable {
     options.log("syncfiles: failed \(e.qualifiedID): \(why)")
   }
 
-  private func discardPartialFile(_ i: Int) {
-    jobs[i].partial?.discard()
-  }
-
   func interrupted(_ i: Int, why: String) {
     let e = jobs[i].task.entry
     let size = jobs[i].partial?.size
     let resumable = jobs[i].partialValidator != nil && (size ?? 0) > 0
-    if !resumable { discardPartialFile(i) }
+    if !resumable { jobs[i].partial?.discard() }
     journal.update(e.qualifiedID) { s in
       s.lastOutcome = .interrupted
       s.lastError = why

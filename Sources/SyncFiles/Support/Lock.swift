@@ -4,11 +4,11 @@
 
 /// A mutex with a condition variable, for the few values threads share
 /// (the runner's event queue, the engine's inbox, counters).
-final class Lock: @unchecked Sendable {
+public final class Lock: @unchecked Sendable {
   private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
   private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-  init() {
+  public init() {
     pthread_mutex_init(mutex, nil)
     var attr = pthread_condattr_t()
     pthread_condattr_init(&attr)
@@ -24,7 +24,7 @@ final class Lock: @unchecked Sendable {
     mutex.deallocate()
   }
 
-  func locked<T>(_ body: () throws -> T) rethrows -> T {
+  public func locked<T>(_ body: () throws -> T) rethrows -> T {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
     return try body()

@@ -10,8 +10,6 @@ public struct TransferSpec: @unchecked Sendable {
   public var id: String
   /// The URL to fetch (expanded: never print it).
   public var url: String
-  /// `scheme://host:port` of the task's URL: manifest headers go only there.
-  public var origin: String
   /// Manifest headers, `Name: value` (expanded: never print them).
   public var headers: [String]
   public var isFile: Bool
@@ -37,13 +35,12 @@ public struct TransferSpec: @unchecked Sendable {
   public var onBody: @Sendable (ResponseHead) -> Void
 
   public init(
-    id: String, url: String, origin: String, headers: [String], isFile: Bool, root: String, relative: String,
+    id: String, url: String, headers: [String], isFile: Bool, root: String, relative: String,
     partial: PartialFile?, hasher: SHA256Hasher, connectTimeout: TimeSpan, stall: TimeSpan,
     onBody: @escaping @Sendable (ResponseHead) -> Void
   ) {
     self.id = id
     self.url = url
-    self.origin = origin
     self.headers = headers
     self.isFile = isFile
     self.root = root
@@ -100,8 +97,6 @@ public struct TransferResult: @unchecked Sendable {
   /// The partial (open) if one was created or resumed.
   public var partial: PartialFile?
   public var hasher: SHA256Hasher
-  /// For a failure that says more than the outcome (redirect refused, etc.).
-  public var detail: String?
 }
 
 /// The transfer engine: one libcurl multi handle for the whole session,
@@ -199,7 +194,7 @@ public final class TransferEngine: @unchecked Sendable {
     guard let easy = EasyRequest() else {
       return t.done(t.result(.failed("libcurl could not create a handle", retryable: false)))
     }
-    t.reset(easy: easy, url: url, hops: hops)
+    t.reset(easy: easy, hops: hops)
     let s = t.spec
     easy.set(CURLOPT_URL, url)
     easy.set(CURLOPT_PROTOCOLS_STR, s.isFile ? "file" : "http,https")
@@ -222,6 +217,7 @@ public final class TransferEngine: @unchecked Sendable {
       }
     } else {
       var lines = ["Accept-Encoding: identity"]
+      // Manifest headers go only to the origin of the task's own URL.
       if RemoteProbe.origin(of: url) == RemoteProbe.origin(of: s.url) { lines += s.headers }
       if let p = t.partial, p.size > 0, let v = s.ifRange {
         lines.append("Range: bytes=\(p.size)-")
@@ -372,7 +368,7 @@ final class Transfer {
     partial = spec.partial
   }
 
-  func reset(easy: EasyRequest, url: String, hops: Int) {
+  func reset(easy: EasyRequest, hops: Int) {
     self.easy = easy
     self.hops = hops
     status = 0
@@ -384,8 +380,7 @@ final class Transfer {
   func result(_ outcome: TransferOutcome) -> TransferResult {
     TransferResult(
       id: spec.id, outcome: outcome, status: status, received: received, resumedFrom: resumedFrom, head: head,
-      etag: etag, lastModified: lastModified, partial: partial, hasher: spec.hasher,
-      detail: nil)
+      etag: etag, lastModified: lastModified, partial: partial, hasher: spec.hasher)
   }
 
   func header(_ name: String) -> String? { headerValue(name, in: headerLines) }

@@ -147,8 +147,6 @@ public enum RemoteProbe {
     return "\(scheme)://\(host.lowercased()):\(port)"
   }
 
-  /// An HTTP date (RFC 9110 IMF-fixdate) for If-Modified-Since.
-  public static func httpDate(_ t: Timestamp) -> String { HTTPDate.format(t) }
 }
 
 extension Planner {
@@ -168,7 +166,7 @@ extension Planner {
         } else if let lm = s?.installed?.lastModified {
           r.ifModifiedSince = lm
         } else if let f = facts.files[t.entry.destinationPath] {
-          r.ifModifiedSince = RemoteProbe.httpDate(Timestamp(seconds: f.mtimeNs / 1_000_000_000))
+          r.ifModifiedSince = HTTPDate.format(Timestamp(seconds: f.mtimeNs / 1_000_000_000))
         }
       }
       requests.append(r)
