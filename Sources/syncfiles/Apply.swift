@@ -96,7 +96,8 @@ struct Apply: ParsableCommand {
     if !quiet { options.log = { line.log($0) } }
     if live { options.tick = { line.show($0) } }
 
-    let runner = Runner(plan: plan, manifests: set.manifests, journal: journal, options: options)
+    let runner = Runner(
+      plan: plan, manifests: set.manifests, journal: journal, plugins: set.plugins, options: options)
     SignalWatcher.watch { signal in
       if runner.stopRequested {
         // A second signal: the journal is consistent at every instant; leave now.

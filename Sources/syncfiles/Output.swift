@@ -25,11 +25,3 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
   case text
   case json
 }
-
-/// A command of SPEC §2 whose engine has not landed yet: says so plainly, exit 2.
-func notImplemented(_ name: String) -> ExitCode {
-  Output.error(
-    "syncfiles \(name): not implemented yet in syncfiles \(Runtime.version); today `validate`, `plan`, `apply` and `status` work"
-  )
-  return ExitCode(2)
-}

@@ -199,6 +199,30 @@ public final class PartialFile: @unchecked Sendable {
     return (Int64(st.st_size), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
   }
 
+  /// Bytes in the partial file now (another process may be appending to it).
+  public func currentSize() -> Int64 {
+    var st = stat()
+    return fstat(fd, &st) == 0 ? Int64(st.st_size) : size
+  }
+
+  /// Takes in what another process (a source plugin) appended through the
+  /// partial's path: the name must still lead to the very file this object
+  /// holds open, a regular file, not a symlink or a replacement.
+  public func adoptExternalWrites() throws(InstallError) {
+    var mine = stat()
+    var named = stat()
+    guard fd >= 0, fstat(fd, &mine) == 0 else {
+      throw InstallError(message: "the partial file of \(destination) is gone")
+    }
+    guard fstatat(folderFD, partialName, &named, AT_SYMLINK_NOFOLLOW) == 0 else {
+      throw InstallError(message: "the partial file of \(destination) was removed or renamed")
+    }
+    guard (named.st_mode & S_IFMT) == S_IFREG, named.st_dev == mine.st_dev, named.st_ino == mine.st_ino else {
+      throw InstallError(message: "the partial file of \(destination) was replaced (by a symlink or another file)")
+    }
+    size = Int64(mine.st_size)
+  }
+
   /// Removes the partial file.
   public func discard() {
     if fd >= 0 {

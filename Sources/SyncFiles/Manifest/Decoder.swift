@@ -6,7 +6,7 @@ struct ManifestDecoder {
   /// Absolute path of the manifest file.
   let absolutePath: String
   let environment: [String: String]
-  let plugins: PluginLocator
+  let plugins: PluginRegistry
   var diagnostics: [Diagnostic] = []
   /// Values substituted from the environment: no diagnostic may contain one.
   private var substituted: Set<String> = []
@@ -14,7 +14,7 @@ struct ManifestDecoder {
   let maxDiagnostics = 500
   private var suppressed = 0
 
-  init(file: String, absolutePath: String, environment: [String: String], plugins: PluginLocator) {
+  init(file: String, absolutePath: String, environment: [String: String], plugins: PluginRegistry) {
     self.file = file
     self.absolutePath = absolutePath
     self.environment = environment
@@ -354,12 +354,12 @@ struct ManifestDecoder {
       return SourceURL(scheme: "file", text: text, host: "", port: nil, display: shown)
     default:
       let executable = PluginLocator.sourceExecutable(scheme: scheme)
-      if plugins.find(executable) == nil {
+      if plugins.source(scheme: scheme) == nil {
         error(
           node.mark,
           secret
-            ? "\(what) '\(shown)': no plugin serves its scheme (after ${VAR} expansion) (built in: http, https, file)"
-            : "no plugin serves '\(scheme):' URLs: looked for an executable '\(executable)' in SYNCFILES_PLUGIN_PATH and PATH (built in: http, https, file)"
+            ? "\(what) '\(shown)': no plugin serves its scheme (after ${VAR} expansion) (built in: \(plugins.builtInSchemes.joined(separator: ", ")))"
+            : "no plugin serves '\(scheme):' URLs: looked for an executable '\(executable)' in SYNCFILES_PLUGIN_PATH and PATH (built in: \(plugins.builtInSchemes.joined(separator: ", ")))"
         )
         return nil
       }

@@ -8,7 +8,8 @@
 /// one session, with every problem as a diagnostic.
 public struct ManifestLoader: Sendable {
   public var environment: [String: String]
-  public var plugins: PluginLocator
+  /// Plugins URLs and `verify:` entries may name.
+  public var plugins: PluginRegistry
   public var limits: YAMLLimits
   /// Relative PATHs resolve against this folder.
   public var workingDirectory: String
@@ -18,7 +19,7 @@ public struct ManifestLoader: Sendable {
     workingDirectory: String
   ) {
     self.environment = environment
-    self.plugins = plugins ?? PluginLocator(environment: environment)
+    self.plugins = PluginRegistry.standard(locator: plugins ?? PluginLocator(environment: environment))
     self.limits = limits
     self.workingDirectory = workingDirectory
   }
@@ -42,6 +43,7 @@ public struct ManifestLoader: Sendable {
   /// Loads every manifest named by `paths` as one session.
   public func load(paths: [String]) -> ManifestSet {
     var set = ManifestSet()
+    set.plugins = plugins
     var seenFiles = Set<String>()
     for path in paths {
       for (shown, absolute) in expand(path: path, into: &set.diagnostics) {

@@ -100,8 +100,10 @@ public final class Runner: @unchecked Sendable {
     var permanent: Set<Int> = []
     var partial: PartialFile?
     var hasher = SHA256Hasher()
-    /// Validator the partial was written under (If-Range on a resume).
-    var partialValidator: String?
+    /// Validators the partial was written under (a resume continues only that version).
+    var partialValidators: Validators?
+    /// Partial data can be continued only when its version can be named.
+    var resumable: Bool { partialValidators?.ifRange != nil }
     var restarts = 0
     /// Validators of the complete transfer, for the journal once installed.
     var pendingValidators: (String?, String?) = (nil, nil)
@@ -113,12 +115,16 @@ public final class Runner: @unchecked Sendable {
   let manifests: [Manifest]
   let journal: SessionJournal
   let options: RunOptions
+  let plugins: PluginRegistry
   private let lock = Lock()
   private var events: [Event] = []
   private var jobs: [Job] = []
   private let startTime = monotonicSeconds()
 
-  public init(plan: SessionPlan, manifests: [Manifest], journal: SessionJournal, options: RunOptions) {
+  public init(
+    plan: SessionPlan, manifests: [Manifest], journal: SessionJournal, plugins: PluginRegistry, options: RunOptions
+  ) {
+    self.plugins = plugins
     self.plan = plan
     self.manifests = manifests
     self.journal = journal
@@ -162,11 +168,6 @@ public final class Runner: @unchecked Sendable {
       report.tasks = jobs.map(\.report)
       return report
     }
-    guard let engine = TransferEngine(perHost: options.perHost, rate: options.rate) else {
-      for i in toRun { fail(i, "libcurl could not start", retryable: false) }
-      report.tasks = jobs.map(\.report)
-      return report
-    }
     let installer = InstallQueue(group: options.groupCommit) { [self] done in post(.installed(done)) }
 
     // Ready queues per host, so one busy host never holds back another.
@@ -204,11 +205,14 @@ public final class Runner: @unchecked Sendable {
     var lastJournalSync = monotonicSeconds()
 
     func begin(_ i: Int) {
-      guard let spec = prepare(i) else { return }
+      guard let transport = transport(for: i), let spec = prepare(i) else {
+        finished += 1
+        return
+      }
       active += 1
       activeByHost[jobs[i].host, default: 0] += 1
       jobs[i].report.attempts += 1
-      engine.start(spec) { [self] r in post(.transfer(i, r)) }
+      transport.start(spec) { [self] r in post(.transfer(i, r)) }
     }
 
     func startMore() {
@@ -296,7 +300,7 @@ public final class Runner: @unchecked Sendable {
           if stopping == nil {
             stopping = why
             options.log("syncfiles: \(why): stopping transfers, keeping what was received for a resume")
-            engine.stopAll()
+            for t in transports.values { t.stopAll() }
           }
         }
       }
@@ -304,7 +308,7 @@ public final class Runner: @unchecked Sendable {
       if stopping == nil, let d = deadline, t >= d {
         stopping = "deadline"
         options.log("syncfiles: deadline reached: stopping transfers, keeping what was received for a resume")
-        engine.stopAll()
+        for t in transports.values { t.stopAll() }
       }
       if stopping != nil {
         for (_, i) in waitingRetry { interrupted(i, why: "stopped (\(stopping!)) while waiting to retry") }
@@ -316,10 +320,11 @@ public final class Runner: @unchecked Sendable {
       }
       options.tick?(
         RunProgress(
-          done: finished, total: toRun.count, bytes: engine.bytesReceived, expectedBytes: expected, active: active,
+          done: finished, total: toRun.count, bytes: transports.values.reduce(0) { $0 + $1.bytesReceived },
+          expectedBytes: expected, active: active,
           elapsed: t - startTime))
     }
-    engine.shutdown()
+    for t in transports.values { t.shutdown() }
     installer.shutdown()
     // Tasks never started because the run stopped stay due for the next run.
     if let why = stopping {
@@ -340,18 +345,35 @@ public final class Runner: @unchecked Sendable {
 
   // MARK: - Steps of one task
 
+  /// One transport per source plugin per run (the run thread only).
+  private var transports: [ObjectIdentifier: any Transport] = [:]
+
+  /// The transport of the plugin serving the task's current URL, opened on first use.
+  func transport(for i: Int) -> (any Transport)? {
+    let url = jobs[i].urls[jobs[i].urlIndex]
+    guard let source = plugins.source(scheme: url.scheme) else {
+      fail(
+        i,
+        "no plugin serves '\(url.scheme):' URLs: looked for an executable '\(PluginLocator.sourceExecutable(scheme: url.scheme))' in SYNCFILES_PLUGIN_PATH and PATH",
+        retryable: false)
+      return nil
+    }
+    let key = ObjectIdentifier(source)
+    if let t = transports[key] { return t }
+    guard let t = source.makeTransport(TransportOptions(perHost: options.perHost, rate: options.rate)) else {
+      fail(i, "the \(url.scheme): source could not start", retryable: false)
+      return nil
+    }
+    transports[key] = t
+    return t
+  }
+
   /// Opens what a transfer needs: the partial being resumed (re-hashed once),
   /// the validators to send. Nil when the task failed before any request.
   func prepare(_ i: Int) -> TransferSpec? {
     let t = jobs[i].task
     let e = t.entry
     let url = jobs[i].urls[jobs[i].urlIndex]
-    guard url.isBuiltIn else {
-      fail(
-        i, "no built-in support for \(url.scheme): URLs in this version (source plugins are not run yet)",
-        retryable: false)
-      return nil
-    }
     let fact = FactGatherer.fact(at: e.destinationPath)
     if let f = fact, !f.isRegular {
       fail(i, "\(e.destinationPath) exists and is not a regular file; refusing to replace it", retryable: false)
@@ -366,7 +388,7 @@ public final class Runner: @unchecked Sendable {
         let partial = try PartialFile(root: root, relative: relative, resume: true)
         if partial.size > 0 && partial.hashExisting(into: jobs[i].hasher) {
           jobs[i].partial = partial
-          jobs[i].partialValidator = Planner.ifRangeValidator(etag: p.etag, lastModified: p.lastModified)
+          jobs[i].partialValidators = Validators(etag: p.etag, lastModified: p.lastModified)
         } else {
           partial.discard()
           jobs[i].hasher.reset()
@@ -381,7 +403,7 @@ public final class Runner: @unchecked Sendable {
     let partialPath = PartialFile.path(for: e.destinationPath)
     var spec = TransferSpec(
       id: id, url: url.text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
-      isFile: url.scheme == "file", root: root, relative: relative, partial: jobs[i].partial,
+      scheme: url.scheme, root: root, relative: relative, partial: jobs[i].partial,
       hasher: jobs[i].hasher, connectTimeout: e.timeout.connect, stall: e.timeout.stall,
       onBody: { [journal] head in
         // Before the partial holds a byte of this version, the journal knows its validators.
@@ -393,22 +415,16 @@ public final class Runner: @unchecked Sendable {
         }
       })
     spec.maxBytes = e.maxBytes
-    if let p = jobs[i].partial, p.size > 0, let v = jobs[i].partialValidator {
-      spec.ifRange = v
+    if let p = jobs[i].partial, p.size > 0, jobs[i].resumable {
+      spec.partialValidators = jobs[i].partialValidators
     } else if t.action == .revalidate || fact != nil {
+      // The source sends the file only if it changed since what is installed.
       let inst = state.fingerprint == fp ? state.installed : nil
       if let inst, let f = fact, f.size == inst.size, f.mtimeNs == inst.mtimeNs {
-        if spec.isFile {
-          spec.fileNewerThan = inst.lastModified.flatMap(HTTPDate.parse)?.seconds
-        } else if let tag = inst.etag {
-          spec.ifNoneMatch = tag
-        } else {
-          spec.ifModifiedSince = inst.lastModified
-        }
+        spec.current = Validators(etag: inst.etag, lastModified: inst.lastModified)
       } else if t.action == .revalidate, inst == nil, let f = fact {
         // Present but unknown to the journal: compare against its modification time.
-        let mtime = Timestamp(seconds: f.mtimeNs / 1_000_000_000)
-        if spec.isFile { spec.fileNewerThan = mtime.seconds } else { spec.ifModifiedSince = HTTPDate.format(mtime) }
+        spec.currentModified = f.mtimeNs / 1_000_000_000
       }
     }
     return spec
@@ -427,7 +443,7 @@ public final class Runner: @unchecked Sendable {
     if r.received > 0 && r.resumedFrom > 0 { jobs[i].report.resumedFrom = r.resumedFrom }
     if r.status != 0 { jobs[i].report.httpStatus = r.status }
     if let h = r.head {
-      jobs[i].partialValidator = Planner.ifRangeValidator(etag: h.etag, lastModified: h.lastModified)
+      jobs[i].partialValidators = Validators(etag: h.etag, lastModified: h.lastModified)
     }
     let e = jobs[i].task.entry
     switch r.outcome {
@@ -476,7 +492,7 @@ public final class Runner: @unchecked Sendable {
   func discardPartial(_ i: Int) {
     jobs[i].partial?.discard()
     jobs[i].partial = nil
-    jobs[i].partialValidator = nil
+    jobs[i].partialValidators = nil
     jobs[i].hasher.reset()
     journal.update(jobs[i].task.id) { $0.partial = nil }
   }
@@ -518,43 +534,29 @@ public final class Runner: @unchecked Sendable {
     return .wait(delay)
   }
 
-  /// A complete partial: size and sha256 checks, verifier plugins, then to the installer.
+  /// A complete partial: every verifier that applies (size, sha256, the
+  /// entry's `verify:` plugins), then to the installer.
   func verify(_ i: Int, head: ResponseHead?, etag: String?, lastModified: String?) -> Next {
     guard let p = jobs[i].partial else {
       fail(i, "the transfer completed without a partial file", retryable: true)
       return .done
     }
     let e = jobs[i].task.entry
-    if let total = head?.totalBytes, p.size != total {
-      return startOver(i, "received \(p.size) bytes, the server announced \(total); starting over")
-    }
-    if let exp = e.expectedBytes, p.size > exp {
-      jobs[i].report.warnings.append(
-        "larger than expected_bytes: \(ByteSize.format(p.size)) > \(ByteSize.format(exp))")
-    }
     let digest = jobs[i].hasher.finish()
     jobs[i].report.sha256 = digest
-    if let want = e.sha256, want != digest {
-      discardPartial(i)
-      fail(i, "sha256 mismatch: expected \(want), got \(digest); the old file is kept", retryable: false)
-      return .done
-    }
-    for v in e.verify {
-      let request: JSONValue = .object([
-        ("protocol", .int(1)), ("path", .string(PartialFile.path(for: e.destinationPath))), ("with", v.with),
-      ])
-      let r = Subprocess.run(
-        [v.executable], environment: ["SYNCFILES_TASK_ID": e.qualifiedID],
-        stdin: Array((request.serialized() + "\n").utf8), timeout: options.verifyTimeout)
-      if !r.succeeded {
+    var input = VerifyInput(
+      entry: e, path: PartialFile.path(for: e.destinationPath), size: p.size, sha256: digest,
+      announcedSize: head?.totalBytes, with: .object([]), timeout: options.verifyTimeout)
+    for (verifier, with) in plugins.verifiers(for: e) {
+      input.with = with
+      switch verifier.verify(input) {
+      case .accept(let warnings):
+        jobs[i].report.warnings += warnings
+      case .refetch(let why):
+        return startOver(i, why)
+      case .reject(let why):
         discardPartial(i)
-        let why =
-          r.timedOut
-          ? "timed out after \(Int(options.verifyTimeout))s" : r.status.map { "exit \($0)" } ?? "could not start"
-        fail(
-          i,
-          "verify plugin \(v.plugin) rejected the file (\(why))\(r.stderr.isEmpty ? "" : ": \(r.stderr)"); the old file is kept",
-          retryable: false)
+        fail(i, "\(why); the old file is kept", retryable: false)
         return .done
       }
     }
@@ -629,7 +631,7 @@ public final class Runner: @unchecked Sendable {
   func fail(_ i: Int, _ why: String, retryable: Bool) {
     let e = jobs[i].task.entry
     let now = Timestamp.current()
-    let keep = jobs[i].partial != nil && jobs[i].partialValidator != nil && retryable
+    let keep = jobs[i].partial != nil && jobs[i].resumable && retryable
     if !keep { jobs[i].partial?.discard() }
     let size = jobs[i].partial?.size
     journal.update(e.qualifiedID) { s in
@@ -652,7 +654,7 @@ public final class Runner: @unchecked Sendable {
   func interrupted(_ i: Int, why: String) {
     let e = jobs[i].task.entry
     let size = jobs[i].partial?.size
-    let resumable = jobs[i].partialValidator != nil && (size ?? 0) > 0
+    let resumable = jobs[i].resumable && (size ?? 0) > 0
     if !resumable { jobs[i].partial?.discard() }
     journal.update(e.qualifiedID) { s in
       s.lastOutcome = .interrupted
@@ -666,39 +668,29 @@ public final class Runner: @unchecked Sendable {
 
   // MARK: - Hooks
 
-  /// `on_change` for each file installed changed, then `on_complete` once per
-  /// manifest with a changed file. Failures are reported, never fatal to others.
+  /// The hooks (`on_change` for each file installed changed, then
+  /// `on_complete` once per manifest with a changed file). Failures are
+  /// reported, never fatal to others.
   func runHooks() -> [String] {
     var errors: [String] = []
-    func run(_ argv: [String], _ env: [String: String], _ what: String) -> String? {
-      let r = Subprocess.run(argv, environment: env, timeout: options.hookTimeout)
-      guard !r.succeeded else { return nil }
-      let why =
-        r.timedOut ? "timed out after \(Int(options.hookTimeout))s" : r.status.map { "exit \($0)" } ?? "could not start"
-      let msg = "\(what) \(argv.joined(separator: " ")) failed (\(why))\(r.stderr.isEmpty ? "" : ": \(r.stderr)")"
-      options.log("syncfiles: \(msg)")
-      errors.append(msg)
-      return msg
+    func run(_ event: HookEvent) -> String? {
+      var first: String? = nil
+      for hook in plugins.hooks {
+        guard let r = hook.run(event, timeout: options.hookTimeout), let err = r.error else { continue }
+        options.log("syncfiles: \(err)")
+        errors.append(err)
+        first = first ?? err
+      }
+      return first
     }
     var changedByManifest: [Int: [String]] = [:]
     for i in jobs.indices where jobs[i].report.outcome == .installed && jobs[i].report.changed {
       let e = jobs[i].task.entry
       changedByManifest[jobs[i].manifest, default: []].append(e.qualifiedID)
-      guard let argv = e.onChange else { continue }
-      let env = [
-        "SYNCFILES_TASK_ID": e.qualifiedID, "SYNCFILES_DESTINATION": e.destinationPath,
-        "SYNCFILES_OUTCOME": "installed", "SYNCFILES_URL": e.url.display,
-        "SYNCFILES_MANIFEST": manifests[jobs[i].manifest].absolutePath,
-      ]
-      jobs[i].report.hookError = run(argv, env, "on_change of \(e.qualifiedID):")
+      jobs[i].report.hookError = run(.fileChanged(e, manifest: manifests[jobs[i].manifest]))
     }
     for (m, ids) in changedByManifest.sorted(by: { $0.key < $1.key }) {
-      guard let argv = manifests[m].onComplete else { continue }
-      let env = [
-        "SYNCFILES_MANIFEST": manifests[m].absolutePath, "SYNCFILES_MANIFEST_NAME": manifests[m].name,
-        "SYNCFILES_CHANGED": ids.joined(separator: "\n"), "SYNCFILES_OUTCOME": "changed",
-      ]
-      _ = run(argv, env, "on_complete of \(manifests[m].name):")
+      _ = run(.manifestChanged(manifests[m], changed: ids))
     }
     return errors
   }

@@ -4,34 +4,62 @@ import CLinux
   import Glibc
 #endif
 
-/// Runs hooks and verifier plugins: argv (never a shell), extra environment,
-/// optional stdin, a timeout; stdout goes to our stderr (our stdout carries
-/// only results), stderr is captured. The child starts with default signal
-/// handling and an empty signal mask, and inherits no lock (every descriptor
-/// syncfiles opens is close-on-exec).
+/// Runs hooks and plugins: argv (never a shell), extra environment, optional
+/// stdin, a timeout. stdout is captured when asked (a plugin's result line),
+/// else it goes to our stderr (our stdout carries only results); stderr is
+/// captured. The child starts in a process group of its own with default
+/// signal handling and an empty signal mask, and inherits no lock (every
+/// descriptor syncfiles opens is close-on-exec).
 public enum Subprocess {
   public struct Result: Sendable {
     /// Exit status, or 128+signal when killed; nil when it could not start.
     public var status: Int32?
     public var stderr: String
     public var timedOut: Bool
-    public var succeeded: Bool { status == 0 && !timedOut }
+    /// Captured stdout (at most 1 MiB), when asked for.
+    public var stdout: [UInt8] = []
+    /// Why `watch` had it stopped, if it did.
+    public var stoppedBecause: String? = nil
+    public var succeeded: Bool { status == 0 && !timedOut && stoppedBecause == nil }
+
+    /// "timed out after 10s", "exit 3", "killed by signal 9", "could not start".
+    public func failure(timeout: Double) -> String {
+      if timedOut { return "timed out after \(Self.seconds(timeout))" }
+      if let why = stoppedBecause { return why }
+      guard let s = status else { return "could not start" }
+      return s > 128 ? "killed by signal \(s - 128)" : "exit \(s)"
+    }
+
+    /// ": what it printed on stderr", or nothing.
+    public var stderrSuffix: String { stderr.isEmpty ? "" : ": \(stderr)" }
+
+    static func seconds(_ t: Double) -> String {
+      t == t.rounded() ? "\(Int(t))s" : "\((t * 10).rounded() / 10)s"
+    }
   }
 
+  /// Runs `argv` to its end. `watch`, when given, is asked about ten times a
+  /// second; a reason it returns stops the child's whole process group
+  /// (SIGTERM, then SIGKILL two seconds later).
   public static func run(
-    _ argv: [String], environment extra: [String: String], stdin input: [UInt8]? = nil, timeout: Double
+    _ argv: [String], environment extra: [String: String], stdin input: [UInt8]? = nil, timeout: Double,
+    captureStdout: Bool = false, watch: (() -> String?)? = nil
   ) -> Result {
     guard let exe = argv.first else { return Result(status: nil, stderr: "empty command", timedOut: false) }
     var inPipe: [Int32] = [-1, -1]
     var errPipe: [Int32] = [-1, -1]
-    guard sf_pipe_cloexec(&inPipe) == 0, sf_pipe_cloexec(&errPipe) == 0 else {
+    var outPipe: [Int32] = [-1, -1]
+    guard sf_pipe_cloexec(&inPipe) == 0, sf_pipe_cloexec(&errPipe) == 0,
+      !captureStdout || sf_pipe_cloexec(&outPipe) == 0
+    else {
+      for fd in inPipe + errPipe + outPipe where fd >= 0 { close(fd) }
       return Result(status: nil, stderr: "cannot create a pipe: \(errnoText())", timedOut: false)
     }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
-    posix_spawn_file_actions_adddup2(&actions, 2, 1)
+    posix_spawn_file_actions_adddup2(&actions, captureStdout ? outPipe[1] : 2, 1)
     posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
     var attr = posix_spawnattr_t()
     posix_spawnattr_init(&attr)
@@ -63,9 +91,11 @@ public enum Subprocess {
     let rc = posix_spawnp(&pid, exe, &actions, &attr, cArgs, cEnv)
     close(inPipe[0])
     close(errPipe[1])
+    if captureStdout { close(outPipe[1]) }
     guard rc == 0 else {
       close(inPipe[1])
       close(errPipe[0])
+      if captureStdout { close(outPipe[0]) }
       return Result(status: nil, stderr: "cannot run \(exe): \(String(cString: strerror(rc)))", timedOut: false)
     }
     if let input {
@@ -75,47 +105,68 @@ public enum Subprocess {
     }
     close(inPipe[1])
 
+    var result = Result(status: nil, stderr: "", timedOut: false)
     var captured: [UInt8] = []
     let end = monotonicSeconds() + timeout
-    var timedOut = false
-    var buf = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let left = end - monotonicSeconds()
-      if left <= 0 {
-        timedOut = true
-        kill(-pid, SIGKILL)
-        kill(pid, SIGKILL)
-        break
+    var killAt: Double? = nil
+    var open = [errPipe[0]] + (captureStdout ? [outPipe[0]] : [])
+    var buf = [UInt8](repeating: 0, count: 65536)
+    func stop(_ why: String?) {
+      guard killAt == nil else { return }
+      if let why { result.stoppedBecause = why } else { result.timedOut = true }
+      kill(-pid, SIGTERM)
+      killAt = monotonicSeconds() + 2
+    }
+    // Read until both pipes close, stopping the child when it overstays.
+    while !open.isEmpty {
+      let now = monotonicSeconds()
+      if let k = killAt {
+        if now >= k {
+          kill(-pid, SIGKILL)
+          // Something that escaped the group may hold the pipes: do not wait for it.
+          if now >= k + 2 { break }
+        }
+      } else if now >= end {
+        stop(nil)
+      } else if let why = watch?() {
+        stop(why)
       }
-      var pfd = pollfd(fd: errPipe[0], events: Int16(POLLIN), revents: 0)
-      let r = poll(&pfd, 1, Int32(min(left, 1) * 1000))
+      var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+      let r = poll(
+        &fds, nfds_t(fds.count), watch == nil && killAt == nil ? Int32(min(max(end - now, 0), 1) * 1000) : 100)
       if r < 0 && errno == EINTR { continue }
-      if r > 0 {
-        let n = buf.withUnsafeMutableBytes { read(errPipe[0], $0.baseAddress, 4096) }
-        if n <= 0 { break }
-        if captured.count < 64 * 1024 { captured += buf[0..<n] }
+      for f in fds where f.revents != 0 {
+        let n = buf.withUnsafeMutableBytes { read(f.fd, $0.baseAddress, $0.count) }
+        if n <= 0 {
+          open.removeAll { $0 == f.fd }
+          continue
+        }
+        if f.fd == errPipe[0] {
+          if captured.count < 64 * 1024 { captured += buf[0..<n] }
+        } else if result.stdout.count < 1 << 20 {
+          result.stdout += buf[0..<n]
+        }
       }
     }
     close(errPipe[0])
+    if captureStdout { close(outPipe[0]) }
     var status: Int32 = 0
     while true {
-      if timedOut {
-        if waitpid(pid, &status, 0) >= 0 || errno != EINTR { break }
-        continue
-      }
-      // stderr closed: the child is ending; still bound the wait by the timeout.
+      // The pipes closed: the child is ending; still bound the wait.
       let w = waitpid(pid, &status, WNOHANG)
       if w == pid || (w < 0 && errno != EINTR) { break }
-      if monotonicSeconds() > end {
-        timedOut = true
-        kill(-pid, SIGKILL)
-        kill(pid, SIGKILL)
-        continue
+      let now = monotonicSeconds()
+      if let k = killAt {
+        if now >= k { kill(-pid, SIGKILL) }
+      } else if now >= end {
+        stop(nil)
+      } else if let why = watch?() {
+        stop(why)
       }
       usleep(2000)
     }
-    let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    let text = String(decoding: captured, as: UTF8.self).trimmingWhitespace()
-    return Result(status: code, stderr: text, timedOut: timedOut)
+    result.status = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    result.stderr = String(decoding: captured, as: UTF8.self).trimmingWhitespace()
+    return result
   }
 }

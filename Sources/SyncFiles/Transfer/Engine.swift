@@ -12,7 +12,9 @@ public struct TransferSpec: @unchecked Sendable {
   public var url: String
   /// Manifest headers, `Name: value` (expanded: never print them).
   public var headers: [String]
-  public var isFile: Bool
+  /// Lower-case URL scheme.
+  public var scheme: String
+  public var isFile: Bool { scheme == "file" }
   /// Where a partial file is created when a body arrives.
   public var root: String
   public var relative: String
@@ -20,12 +22,12 @@ public struct TransferSpec: @unchecked Sendable {
   public var partial: PartialFile?
   /// Hashes every byte of the partial, those held before included.
   public var hasher: SHA256Hasher
-  /// Validator for `If-Range` (a strong ETag, or a Last-Modified date).
-  public var ifRange: String?
-  public var ifNoneMatch: String?
-  public var ifModifiedSince: String?
-  /// file: URLs: unchanged unless modified after this time (seconds since the epoch).
-  public var fileNewerThan: Int64?
+  /// Validators the partial's bytes were written under: a resume may only continue that version.
+  public var partialValidators: Validators?
+  /// Validators of the installed file, for a conditional request ("send it only if changed").
+  public var current: Validators?
+  /// Modification time (seconds since the epoch) of an installed file the journal does not know.
+  public var currentModified: Int64?
   public var maxBytes: Int64?
   public var connectTimeout: TimeSpan
   public var stall: TimeSpan
@@ -35,14 +37,14 @@ public struct TransferSpec: @unchecked Sendable {
   public var onBody: @Sendable (ResponseHead) -> Void
 
   public init(
-    id: String, url: String, headers: [String], isFile: Bool, root: String, relative: String,
+    id: String, url: String, headers: [String], scheme: String, root: String, relative: String,
     partial: PartialFile?, hasher: SHA256Hasher, connectTimeout: TimeSpan, stall: TimeSpan,
     onBody: @escaping @Sendable (ResponseHead) -> Void
   ) {
     self.id = id
     self.url = url
     self.headers = headers
-    self.isFile = isFile
+    self.scheme = scheme
     self.root = root
     self.relative = relative
     self.partial = partial
@@ -51,6 +53,21 @@ public struct TransferSpec: @unchecked Sendable {
     self.stall = stall
     self.onBody = onBody
   }
+}
+
+/// What identifies one version of a remote file.
+public struct Validators: Sendable, Hashable {
+  public var etag: String?
+  public var lastModified: String?
+
+  public init(etag: String?, lastModified: String?) {
+    self.etag = etag
+    self.lastModified = lastModified
+  }
+
+  /// What `If-Range` may carry (a strong ETag, else a Last-Modified date); nil
+  /// when neither exists, and then data held cannot be proven to be this version.
+  public var ifRange: String? { Planner.ifRangeValidator(etag: etag, lastModified: lastModified) }
 }
 
 /// The response a body belongs to.
@@ -211,7 +228,8 @@ public final class TransferEngine: @unchecked Sendable {
     easy.set(CURLOPT_BUFFERSIZE, rateLimit.map { Int(min(max($0 / 16, 16 * 1024), 256 * 1024)) } ?? 256 * 1024)
     if s.isFile {
       easy.set(CURLOPT_FILETIME, 1)
-      if let t = s.fileNewerThan {
+      let since = s.current.map { $0.lastModified.flatMap(HTTPDate.parse)?.seconds } ?? s.currentModified
+      if let t = since {
         easy.set(CURLOPT_TIMECONDITION, Int(CURL_TIMECOND_IFMODSINCE.rawValue))
         _ = sf_easy_setopt_off(easy.handle, CURLOPT_TIMEVALUE_LARGE, curl_off_t(t))
       }
@@ -219,13 +237,17 @@ public final class TransferEngine: @unchecked Sendable {
       var lines = ["Accept-Encoding: identity"]
       // Manifest headers go only to the origin of the task's own URL.
       if RemoteProbe.origin(of: url) == RemoteProbe.origin(of: s.url) { lines += s.headers }
-      if let p = t.partial, p.size > 0, let v = s.ifRange {
+      if let p = t.partial, p.size > 0, let v = s.partialValidators?.ifRange {
         lines.append("Range: bytes=\(p.size)-")
         lines.append("If-Range: \(v)")
-      } else if let e = s.ifNoneMatch {
-        lines.append("If-None-Match: \(e)")
-      } else if let d = s.ifModifiedSince {
-        lines.append("If-Modified-Since: \(d)")
+      } else if let c = s.current {
+        if let e = c.etag {
+          lines.append("If-None-Match: \(e)")
+        } else if let d = c.lastModified {
+          lines.append("If-Modified-Since: \(d)")
+        }
+      } else if let m = s.currentModified {
+        lines.append("If-Modified-Since: \(HTTPDate.format(Timestamp(seconds: m)))")
       }
       easy.setHeaders(lines)
     }
@@ -409,7 +431,7 @@ final class Transfer {
         failure = .restart("the server resumed at byte \(cr.start) instead of \(p.size); starting over")
         return false
       }
-      if let sent = spec.ifRange, sent.hasPrefix("\""), let now = etag, now != sent {
+      if let sent = spec.partialValidators?.ifRange, sent.hasPrefix("\""), let now = etag, now != sent {
         failure = .restart("the server's ETag changed during a resume; starting over")
         return false
       }

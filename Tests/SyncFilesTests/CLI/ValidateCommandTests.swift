@@ -118,15 +118,6 @@ func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:]) thro
     #expect(r.stderr == "/nonexistent/m.yaml: error: cannot read: No such file or directory\n")
   }
 
-  @Test func commandsNotBuiltYetSaySoAndExit2() throws {
-    for cmd in [["plugins"]] {
-      let r = try run(cmd, cwd: packageRoot)
-      #expect(r.status == 2, "\(cmd)")
-      #expect(r.stdout.isEmpty)
-      #expect(r.stderr.contains("not implemented yet"), "\(cmd)")
-    }
-  }
-
   @Test func helpAndVersion() throws {
     var r = try run(["--help"])
     #expect(r.status == 0)

@@ -35,3 +35,23 @@ public struct PluginLocator: Sendable, Hashable {
     return nil
   }
 }
+
+extension PluginLocator {
+  /// Names of the executable regular files in `dir` that look like plugins, sorted.
+  static func executables(in dir: String) -> [String] {
+    guard let d = opendir(dir) else { return [] }
+    defer { closedir(d) }
+    var names: [String] = []
+    while let ent = readdir(d) {
+      let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
+        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+      }
+      guard name.hasPrefix("syncfiles-source-") || name.hasPrefix("syncfiles-verify-") else { continue }
+      let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
+      var st = stat()
+      guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, access(path, X_OK) == 0 else { continue }
+      names.append(name)
+    }
+    return names.sorted()
+  }
+}

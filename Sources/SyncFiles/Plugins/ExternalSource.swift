@@ -1,0 +1,256 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `syncfiles-source-SCHEME`: an executable that fetches URLs of a scheme the
+/// core does not speak (SPEC §7). Called as `syncfiles-source-SCHEME fetch`
+/// with one JSON request on stdin; it appends to `partial_path` and prints one
+/// JSON result line. The core still verifies, installs and journals.
+public final class ExternalSource: SourcePlugin {
+  public static let protocolVersion = 1
+  public let info: PluginInfo
+  let executable: String
+
+  public init(scheme: String, executable: String) {
+    self.executable = executable
+    info = PluginInfo(
+      kind: .source, name: scheme, path: executable, protocolVersion: Self.protocolVersion,
+      summary: "serves \(scheme): URLs (\(PluginLocator.sourceExecutable(scheme: scheme)) fetch)")
+  }
+
+  public func makeTransport(_ options: TransportOptions) -> (any Transport)? {
+    ExternalTransport(source: self)
+  }
+}
+
+/// One run's calls to an external source: a thread per call, each watched
+/// for progress (`timeout.stall`) and for a stop (deadline, signal).
+final class ExternalTransport: Transport, @unchecked Sendable {
+  let source: ExternalSource
+  private let lock = Lock()
+  private var generation = 0
+  private var running = 0
+  private var received: Int64 = 0
+
+  init(source: ExternalSource) {
+    self.source = source
+  }
+
+  func start(_ spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void) {
+    let gen = lock.locked {
+      running += 1
+      return generation
+    }
+    startThread { [self] in
+      let r = fetch(spec, generation: gen)
+      done(r)
+      lock.locked {
+        running -= 1
+        lock.signal()
+      }
+    }
+  }
+
+  func stopAll() { lock.locked { generation += 1 } }
+
+  func shutdown() {
+    stopAll()
+    lock.locked { while running > 0 { lock.wait(until: nil) } }
+  }
+
+  var bytesReceived: Int64 { lock.locked { received } }
+
+  private var name: String { PluginLocator.sourceExecutable(scheme: source.info.name) }
+
+  private func fetch(_ spec: TransferSpec, generation gen: Int) -> TransferResult {
+    var result = TransferResult(id: spec.id, outcome: .complete, hasher: spec.hasher)
+    func failed(_ why: String, retryable: Bool) -> TransferResult {
+      var r = result
+      r.outcome = .failed(why, retryable: retryable)
+      return r
+    }
+    let partial: PartialFile
+    if let held = spec.partial {
+      partial = held
+    } else {
+      do throws(InstallError) {
+        partial = try PartialFile(root: spec.root, relative: spec.relative, resume: false)
+      } catch {
+        return failed(error.message, retryable: false)
+      }
+    }
+    result.partial = partial
+    let offset = partial.size
+    result.resumedFrom = offset
+    let destinationBefore = FileIdentity(path: partial.destination)
+
+    // What the plugin may compare against: the partial's version when
+    // continuing it, else the installed file's (to answer not_modified).
+    var known: Validators? = offset > 0 ? spec.partialValidators : spec.current
+    if known == nil, offset == 0, let m = spec.currentModified {
+      known = Validators(etag: nil, lastModified: HTTPDate.format(Timestamp(seconds: m)))
+    }
+    var validators: [(String, JSONValue)] = []
+    if let e = known?.etag { validators.append(("etag", .string(e))) }
+    if let l = known?.lastModified { validators.append(("last_modified", .string(l))) }
+    let headers: [(String, JSONValue)] = spec.headers.map { line in
+      let colon = line.firstIndex(of: ":") ?? line.endIndex
+      let value = colon < line.endIndex ? String(line[line.index(after: colon)...]).trimmingWhitespace() : ""
+      return (String(line[..<colon]), .string(value))
+    }
+    let request: JSONValue = .object([
+      ("protocol", .int(Int64(ExternalSource.protocolVersion))), ("task", .string(spec.id)),
+      ("url", .string(spec.url)), ("partial_path", .string(PartialFile.path(for: partial.destination))),
+      ("offset", .int(offset)), ("validators", .object(validators)), ("headers", .object(headers)),
+    ])
+
+    // Watched about ten times a second: stopped runs, and no growth for `timeout.stall`.
+    let stall = Double(spec.stall.seconds)
+    var lastSize = offset
+    var lastGrowth = monotonicSeconds()
+    let run = Subprocess.run(
+      [source.executable, "fetch"],
+      environment: ["SYNCFILES_TASK_ID": spec.id, "SYNCFILES_PLUGIN_PROTOCOL": "\(ExternalSource.protocolVersion)"],
+      stdin: Array((request.serialized() + "\n").utf8), timeout: 7 * 86400, captureStdout: true,
+      watch: { [self] in
+        if lock.locked({ generation }) != gen { return "stopped" }
+        let now = monotonicSeconds()
+        let size = partial.currentSize()
+        if size != lastSize {
+          lock.locked { received += size - lastSize }
+          lastSize = size
+          lastGrowth = now
+        } else if now - lastGrowth >= stall {
+          return "made no progress for \(Subprocess.Result.seconds(stall)) (timeout.stall)"
+        }
+        return nil
+      })
+    let size = partial.currentSize()
+    lock.locked { received += size - lastSize }
+
+    // Whatever it says, it must have written only through the partial's own name.
+    if FileIdentity(path: partial.destination) != destinationBefore {
+      partial.discard()
+      result.partial = nil
+      return failed(
+        "\(name) changed \(partial.destination) itself while it ran; a source plugin may write only to partial_path",
+        retryable: false)
+    }
+    do throws(InstallError) {
+      try partial.adoptExternalWrites()
+    } catch {
+      partial.discard()
+      result.partial = nil
+      return failed("\(name) wrote outside its partial_path: \(error.message)", retryable: false)
+    }
+    guard partial.size >= offset else {
+      partial.discard()
+      result.partial = nil
+      return failed("\(name) cut the partial file below the offset it was given; starting over", retryable: true)
+    }
+    result.received = partial.size - offset
+
+    if run.stoppedBecause == "stopped" {
+      result.outcome = .stopped
+      return result
+    }
+    guard run.succeeded || run.status != nil else {
+      return failed("\(name) could not start\(run.stderrSuffix)", retryable: false)
+    }
+    if run.timedOut || run.stoppedBecause != nil {
+      return failed("\(name) \(run.failure(timeout: 7 * 86400)); stopped it\(run.stderrSuffix)", retryable: true)
+    }
+    // One JSON object: the last line it printed that is not empty.
+    let lines = String(decoding: run.stdout, as: UTF8.self).split(whereSeparator: \.isNewline)
+    let last = lines.last { !$0.allSatisfy(\.isWhitespace) }.map(String.init) ?? ""
+    guard let answer = try? JSONValue.parse(last), case .object = answer else {
+      let code = run.status ?? 0
+      // No result: how it ended decides whether trying again may help.
+      if code != 0 {
+        let retryable = code == 75 || code > 128
+        let how = code > 128 ? "crashed (\(run.failure(timeout: 0)))" : "failed (exit \(code))"
+        return failed("\(name) \(how) without a result\(run.stderrSuffix)", retryable: retryable)
+      }
+      let shown = last.isEmpty ? "nothing" : "'\(String(last.prefix(120)))'"
+      return failed(
+        "\(name) printed no JSON result (the last line of its stdout must be one JSON object; got \(shown))",
+        retryable: false)
+    }
+    if let v = answer["protocol"], v.intValue != Int64(ExternalSource.protocolVersion) {
+      return failed(
+        "\(name) answered in protocol \(v.serialized()); this syncfiles speaks protocol \(ExternalSource.protocolVersion)",
+        retryable: false)
+    }
+    let etag = answer["etag"]?.stringValue
+    let lastModified = answer["last_modified"]?.stringValue
+    result.etag = etag
+    result.lastModified = lastModified
+    let now = Validators(etag: etag, lastModified: lastModified)
+    let head = ResponseHead(
+      status: 0, etag: etag, lastModified: lastModified, totalBytes: answer["size"]?.intValue, offset: offset,
+      restarted: false)
+    if partial.size > 0 && now.ifRange != nil {
+      result.head = head
+      spec.onBody(head)
+    }
+    let status = answer["status"]?.stringValue
+    let errorText = answer["error"]?.stringValue.map { $0.isEmpty ? nil : $0 } ?? nil
+    if status != "failed" && run.status != 0 {
+      return failed(
+        "\(name) exited \(run.status ?? -1) after reporting '\(status ?? "?")'\(run.stderrSuffix)", retryable: false)
+    }
+    switch status {
+    case "complete":
+      if let n = answer["bytes"]?.intValue, n != result.received {
+        partial.discard()
+        result.partial = nil
+        return failed(
+          "\(name) reported \(n) bytes but the partial file grew by \(result.received)", retryable: true)
+      }
+      if offset > 0, let before = spec.partialValidators, before.ifRange != nil, before.ifRange != now.ifRange {
+        result.outcome = .restart("\(name): the source's version changed during a resume; starting over")
+        return result
+      }
+      // Hash what is in the file now: the plugin wrote it, not us.
+      spec.hasher.reset()
+      guard partial.hashExisting(into: spec.hasher) else {
+        return failed("cannot read back the partial file of \(partial.destination)", retryable: true)
+      }
+      result.outcome = .complete
+      return result
+    case "not_modified":
+      partial.discard()
+      result.partial = nil
+      result.outcome = .notModified
+      return result
+    case "failed":
+      let retryable = answer["retryable"].map { $0 == .bool(true) } ?? false
+      let why = errorText ?? (run.stderr.isEmpty ? "failed" : run.stderr)
+      return failed("\(name): \(why)", retryable: retryable)
+    default:
+      return failed(
+        "\(name) answered status \(answer["status"]?.serialized() ?? "nothing"); expected complete, not_modified or failed",
+        retryable: false)
+    }
+  }
+}
+
+/// Which file a path names, and its size and modification time: to notice a
+/// plugin that wrote where it must not.
+struct FileIdentity: Equatable {
+  var device: UInt64 = 0
+  var inode: UInt64 = 0
+  var size: Int64 = 0
+  var mtimeNs: Int64 = 0
+  var exists = false
+
+  init(path: String) {
+    var st = stat()
+    guard lstat(path, &st) == 0 else { return }
+    exists = true
+    device = UInt64(st.st_dev)
+    inode = UInt64(st.st_ino)
+    size = Int64(st.st_size)
+    mtimeNs = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+  }
+}

@@ -1,0 +1,110 @@
+/// The three kinds of plugin (SPEC §7). Built-in and external plugins of a
+/// kind implement the same protocol and are found through one registry.
+public enum PluginKind: String, Sendable, CaseIterable {
+  case source, verifier, hook
+}
+
+/// What `syncfiles plugins` shows of a plugin.
+public struct PluginInfo: Sendable, Hashable {
+  public var kind: PluginKind
+  /// A source's URL scheme, a verifier's name (`verify: [{plugin: NAME}]`), a hook's manifest key.
+  public var name: String
+  /// The executable; nil for a plugin built into syncfiles.
+  public var path: String?
+  /// Version of the JSON protocol syncfiles speaks with it.
+  public var protocolVersion: Int
+  /// One line on what it does.
+  public var summary: String
+  /// The executable found first for the same name, when this one is hidden by it.
+  public var shadowedBy: String? = nil
+
+  public var isBuiltIn: Bool { path == nil }
+}
+
+// MARK: - Sources
+
+/// Moves the bytes of URLs of one or more schemes into partial files.
+public protocol SourcePlugin: AnyObject, Sendable {
+  var info: PluginInfo { get }
+  /// Opens what one run needs (built-ins: one libcurl multi handle for all
+  /// their schemes). Nil when it cannot start; the tasks using it fail.
+  func makeTransport(_ options: TransportOptions) -> (any Transport)?
+}
+
+public struct TransportOptions: Sendable {
+  public var perHost: Int
+  /// Aggregate bytes per second.
+  public var rate: Int64?
+  public init(perHost: Int, rate: Int64?) {
+    self.perHost = perHost
+    self.rate = rate
+  }
+}
+
+/// One run's channel to a source: transfers in, results out.
+public protocol Transport: AnyObject, Sendable {
+  /// Starts a transfer; `done` is called exactly once, on a thread of the transport's own.
+  func start(_ spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void)
+  /// Stops every transfer in flight; each ends with `.stopped`, partial data kept.
+  func stopAll()
+  /// Ends the transport after what is in flight has ended.
+  func shutdown()
+  /// Body bytes received so far.
+  var bytesReceived: Int64 { get }
+}
+
+// MARK: - Verifiers
+
+/// A complete partial file, before it may be installed.
+public struct VerifyInput: Sendable {
+  public var entry: FileEntry
+  /// The partial file holding the complete new content.
+  public var path: String
+  public var size: Int64
+  /// SHA-256 of every byte, computed while they arrived.
+  public var sha256: String
+  /// The size the source announced for the whole file, if it did.
+  public var announcedSize: Int64?
+  /// The entry's `with:` options for this verifier.
+  public var with: JSONValue
+  public var timeout: Double
+}
+
+public enum VerifyVerdict: Sendable, Equatable {
+  case accept(warnings: [String])
+  /// Not to be installed: the task fails, the old destination stays.
+  case reject(String)
+  /// The bytes are not the whole file (a transfer cut short): fetch again.
+  case refetch(String)
+}
+
+/// Checks a complete partial file before it replaces the destination.
+public protocol VerifierPlugin: Sendable {
+  var info: PluginInfo { get }
+  /// Built-ins apply by the entry's own keys (`sha256:`); named verifiers when listed in `verify:`.
+  func applies(to entry: FileEntry) -> Bool
+  func verify(_ input: VerifyInput) -> VerifyVerdict
+}
+
+// MARK: - Hooks
+
+public enum HookEvent: Sendable {
+  /// A file was installed with content different from before.
+  case fileChanged(FileEntry, manifest: Manifest)
+  /// Once per manifest in which at least one file changed.
+  case manifestChanged(Manifest, changed: [String])
+}
+
+public struct HookRun: Sendable {
+  /// `on_change of NAME/ID: COMMAND`, for messages.
+  public var what: String
+  /// Nil when it succeeded.
+  public var error: String?
+}
+
+/// Runs after the transfers of a run, on what changed.
+public protocol HookPlugin: Sendable {
+  var info: PluginInfo { get }
+  /// Nil when the event is none of this hook's business.
+  func run(_ event: HookEvent, timeout: Double) -> HookRun?
+}

@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Every plugin a session can use: the built-ins, registered at start, and the
+/// external executables found on the search path when first asked for. The
+/// manifest decoder, the runner and `syncfiles plugins` all ask here.
+public final class PluginRegistry: @unchecked Sendable {
+  public let locator: PluginLocator
+  private let lock = Lock()
+  private var sources: [String: any SourcePlugin] = [:]
+  private var sourceOrder: [String] = []
+  private var checks: [any VerifierPlugin] = []
+  private var namedVerifiers: [String: any VerifierPlugin] = [:]
+  public private(set) var hooks: [any HookPlugin] = []
+
+  /// An empty registry on `locator`'s search path; see `standard`.
+  public init(locator: PluginLocator) {
+    self.locator = locator
+  }
+
+  /// The built-ins (http/https/file through libcurl; size and sha256 checks;
+  /// `on_change` and `on_complete` commands) and external plugins on `locator`.
+  public static func standard(locator: PluginLocator) -> PluginRegistry {
+    let r = PluginRegistry(locator: locator)
+    r.register(LibcurlSource(), schemes: LibcurlSource.schemes)
+    r.register(check: SizeVerifier())
+    r.register(check: SHA256Verifier())
+    r.register(hook: CommandHook.onChange)
+    r.register(hook: CommandHook.onComplete)
+    return r
+  }
+
+  public func register(_ source: any SourcePlugin, schemes: [String]) {
+    lock.locked {
+      for s in schemes where sources[s] == nil {
+        sources[s] = source
+        sourceOrder.append(s)
+      }
+    }
+  }
+
+  /// A check every file gets (it decides from the entry whether it applies).
+  public func register(check: any VerifierPlugin) { lock.locked { checks.append(check) } }
+
+  /// A verifier entries name in `verify: [{plugin: NAME}]`.
+  public func register(verifier: any VerifierPlugin) {
+    lock.locked { namedVerifiers[verifier.info.name] = verifier }
+  }
+
+  public func register(hook: any HookPlugin) { lock.locked { hooks.append(hook) } }
+
+  /// Schemes served without an external plugin.
+  public var builtInSchemes: [String] {
+    lock.locked { sourceOrder.filter { sources[$0]!.info.isBuiltIn } }
+  }
+
+  /// The plugin serving `scheme:` URLs: registered, else `syncfiles-source-SCHEME` on the search path.
+  public func source(scheme: String) -> (any SourcePlugin)? {
+    if let s = lock.locked({ sources[scheme] }) { return s }
+    guard let path = locator.find(PluginLocator.sourceExecutable(scheme: scheme)) else { return nil }
+    let plugin = ExternalSource(scheme: scheme, executable: path)
+    register(plugin, schemes: [scheme])
+    return lock.locked { sources[scheme] }
+  }
+
+  /// The verifier named `name`: registered, else `syncfiles-verify-NAME` on the search path.
+  public func verifier(named name: String) -> (any VerifierPlugin)? {
+    if let v = lock.locked({ namedVerifiers[name] }) { return v }
+    guard let path = locator.find(PluginLocator.verifierExecutable(name: name)) else { return nil }
+    let plugin = ExternalVerifier(name: name, executable: path)
+    return lock.locked {
+      if namedVerifiers[name] == nil { namedVerifiers[name] = plugin }
+      return namedVerifiers[name]
+    }
+  }
+
+  /// What a complete file of `entry` must pass, in order: the checks that
+  /// apply to it, then its `verify:` entries (with their options).
+  public func verifiers(for entry: FileEntry) -> [(verifier: any VerifierPlugin, with: JSONValue)] {
+    var out: [(verifier: any VerifierPlugin, with: JSONValue)] = lock.locked { checks }
+      .filter { $0.applies(to: entry) }.map { ($0, JSONValue.object([])) }
+    for v in entry.verify {
+      if let plugin = verifier(named: v.plugin) { out.append((plugin, v.with)) }
+    }
+    return out
+  }
+
+  /// Everything there is: the built-ins, then every external plugin on the
+  /// search path (those hidden by one of the same name earlier are marked).
+  public func list() -> [PluginInfo] {
+    var out: [PluginInfo] = lock.locked {
+      var rows: [PluginInfo] = []
+      for s in sourceOrder where sources[s]!.info.isBuiltIn {
+        var info = sources[s]!.info
+        info.name = s
+        rows.append(info)
+      }
+      rows += checks.map(\.info).filter(\.isBuiltIn)
+      rows += hooks.map(\.info).filter(\.isBuiltIn)
+      return rows
+    }
+    let builtIn = Set(out.map { "\($0.kind.rawValue)/\($0.name)" })
+    var firstFound: [String: String] = [:]
+    for dir in locator.searchPath {
+      for name in PluginLocator.executables(in: dir) {
+        let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
+        let kind: PluginKind
+        let plugin: String
+        if name.hasPrefix("syncfiles-source-") {
+          kind = .source
+          plugin = String(name.dropFirst("syncfiles-source-".count))
+        } else if name.hasPrefix("syncfiles-verify-") {
+          kind = .verifier
+          plugin = String(name.dropFirst("syncfiles-verify-".count))
+        } else {
+          continue
+        }
+        guard !plugin.isEmpty else { continue }
+        let key = "\(kind.rawValue)/\(plugin)"
+        var info =
+          kind == .source
+          ? ExternalSource(scheme: plugin, executable: path).info
+          : ExternalVerifier(name: plugin, executable: path).info
+        if builtIn.contains(key) {
+          info.shadowedBy = "built in"
+        } else if let first = firstFound[key] {
+          info.shadowedBy = first
+        } else {
+          firstFound[key] = path
+        }
+        out.append(info)
+      }
+    }
+    return out
+  }
+}
