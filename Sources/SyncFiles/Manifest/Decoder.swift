@@ -9,7 +9,7 @@ struct ManifestDecoder {
   let plugins: PluginRegistry
   var diagnostics: [Diagnostic] = []
   /// Values substituted from the environment: no diagnostic may contain one.
-  private var substituted: Set<String> = []
+  private(set) var substituted: Set<String> = []
   /// Stop reporting after this many problems in one manifest.
   let maxDiagnostics = 500
   private var suppressed = 0

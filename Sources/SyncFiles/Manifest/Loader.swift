@@ -35,7 +35,8 @@ public struct ManifestLoader: Sendable {
       decoder.error(error.mark, error.message)
       return (nil, decoder.diagnostics)
     }
-    let manifest = decoder.decodeManifest(root)
+    var manifest = decoder.decodeManifest(root)
+    manifest?.secrets = decoder.substituted
     decoder.finish()
     return (manifest, decoder.diagnostics)
   }

@@ -164,6 +164,16 @@ public struct Manifest: Sendable, Hashable {
   public var conditions = Conditions()
   public var onComplete: [String]? = nil
   public var files: [FileEntry] = []
+  /// Values substituted from the environment (`${VAR}`): masked in every
+  /// message a plugin or server may echo them into.
+  public var secrets: Set<String> = []
+
+  /// `text` with every secret of this manifest replaced by `<redacted>`.
+  public func redacting(_ text: String) -> String {
+    var out = text
+    for value in secrets where out.contains(value) { out = out.replacingAll(value, with: "<redacted>") }
+    return out
+  }
 }
 
 /// Everything one call reads: all manifests of the session and what was wrong with them.

@@ -438,6 +438,10 @@ public final class Runner: @unchecked Sendable {
   }
 
   func afterTransfer(_ i: Int, _ r: TransferResult, stopping: Bool) -> Next {
+    var r = r
+    let m = manifests[jobs[i].manifest]
+    if case .failed(let why, let retryable) = r.outcome { r.outcome = .failed(m.redacting(why), retryable: retryable) }
+    if case .restart(let why) = r.outcome { r.outcome = .restart(m.redacting(why)) }
     jobs[i].partial = r.partial
     jobs[i].report.bytesTransferred += r.received
     if r.received > 0 && r.resumedFrom > 0 { jobs[i].report.resumedFrom = r.resumedFrom }
@@ -628,8 +632,10 @@ public final class Runner: @unchecked Sendable {
     jobs[i].report.outcome = .unchanged
   }
 
-  func fail(_ i: Int, _ why: String, retryable: Bool) {
+  func fail(_ i: Int, _ reason: String, retryable: Bool) {
     let e = jobs[i].task.entry
+    // A plugin's or server's words may echo a URL or header made from a secret.
+    let why = manifests[jobs[i].manifest].redacting(reason)
     let now = Timestamp.current()
     let keep = jobs[i].partial != nil && jobs[i].resumable && retryable
     if !keep { jobs[i].partial?.discard() }

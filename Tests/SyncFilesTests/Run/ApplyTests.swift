@@ -3,36 +3,12 @@ import Testing
 
 /// `syncfiles apply` end to end: the built binary, real libcurl, the
 /// fault-injecting server on loopback. Each test names the misbehaviour.
-@Suite final class ApplyTests {
+@Suite final class ApplyTests: ApplyWorkspace {
   let server: FaultServer
   let dir = makeTempDir()
 
   init() throws { server = try FaultServer() }
   deinit { try? FileManager.default.removeItem(atPath: dir) }
-
-  /// Writes m.yaml with these file entries (YAML flow mappings, one per line).
-  func manifest(_ files: [String], extra: String = "") {
-    write(
-      """
-      version: 1
-      name: m
-      root: out
-      journal: state/journal
-      \(extra)
-      files:
-      \(files.map { "  - " + $0 }.joined(separator: "\n"))
-
-      """, to: dir + "/m.yaml")
-  }
-
-  func apply(_ args: [String] = [], env: [String: String] = [:]) throws -> ApplyResult {
-    try ApplyResult(run(["apply", "--format", "json"] + args + ["m.yaml"], cwd: dir, env: env))
-  }
-
-  func out(_ name: String) -> [UInt8]? { readBytes(dir + "/out/" + name) }
-  func partialExists(_ name: String) -> Bool {
-    FileManager.default.fileExists(atPath: dir + "/out/." + name + ".syncfiles-partial")
-  }
 
   @Test func downloadsThenRevalidatesWith304() throws {
     let a = testBytes(100_000, seed: 1)

@@ -43,9 +43,13 @@ func makeTempDir() -> String {
 }
 
 func write(_ text: String, to path: String) {
+  write(Array(text.utf8), to: path)
+}
+
+func write(_ bytes: [UInt8], to path: String) {
   let folder = (path as NSString).deletingLastPathComponent
   try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-  try! text.write(toFile: path, atomically: false, encoding: .utf8)
+  try! Data(bytes).write(to: URL(fileURLWithPath: path))
 }
 
 /// The package's root folder (this file is Tests/SyncFilesTests/Support/TestSupport.swift).
