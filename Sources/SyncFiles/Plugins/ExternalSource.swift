@@ -150,20 +150,50 @@ final class ExternalTransport: Transport, @unchecked Sendable {
     }
     result.received = partial.size - offset
 
+    // One JSON object: the last line it printed that is not empty (a plugin
+    // stopped by SIGTERM may still print one, naming what it wrote).
+    let lines = String(decoding: run.stdout, as: UTF8.self).split(whereSeparator: \.isNewline)
+    let last = lines.last { !$0.allSatisfy(\.isWhitespace) }.map(String.init) ?? ""
+    let parsed = try? JSONValue.parse(last)
+    let answer: JSONValue? = if case .object = parsed { parsed } else { nil }
+    if let v = answer?["protocol"], v.intValue != Int64(ExternalSource.protocolVersion) {
+      partial.discard()
+      result.partial = nil
+      return failed(
+        "\(name) answered in protocol \(v.serialized()); this syncfiles speaks protocol \(ExternalSource.protocolVersion)",
+        retryable: false)
+    }
+    let etag = answer?["etag"]?.stringValue
+    let lastModified = answer?["last_modified"]?.stringValue
+    let now = Validators(etag: etag, lastModified: lastModified)
+    result.etag = etag
+    result.lastModified = lastModified
+    // Bytes appended under another version than those held cannot be kept.
+    if offset > 0, result.received > 0, let before = spec.partialValidators?.ifRange, before != now.ifRange {
+      partial.discard()
+      result.partial = nil
+      result.outcome = run.stoppedBecause == "stopped" ? .stopped : .restart("\(name): the source's version changed during a resume; starting over")
+      return result
+    }
+    if partial.size > 0 && now.ifRange != nil {
+      let head = ResponseHead(
+        status: 0, etag: etag, lastModified: lastModified, totalBytes: answer?["size"]?.intValue, offset: offset,
+        restarted: false)
+      result.head = head
+      // The journal learns which version the partial's bytes belong to: they can be resumed.
+      spec.onBody(head)
+    }
     if run.stoppedBecause == "stopped" {
       result.outcome = .stopped
       return result
     }
-    guard run.succeeded || run.status != nil else {
+    guard run.status != nil else {
       return failed("\(name) could not start\(run.stderrSuffix)", retryable: false)
     }
     if run.timedOut || run.stoppedBecause != nil {
       return failed("\(name) \(run.failure(timeout: 7 * 86400)); stopped it\(run.stderrSuffix)", retryable: true)
     }
-    // One JSON object: the last line it printed that is not empty.
-    let lines = String(decoding: run.stdout, as: UTF8.self).split(whereSeparator: \.isNewline)
-    let last = lines.last { !$0.allSatisfy(\.isWhitespace) }.map(String.init) ?? ""
-    guard let answer = try? JSONValue.parse(last), case .object = answer else {
+    guard let answer else {
       let code = run.status ?? 0
       // No result: how it ended decides whether trying again may help.
       if code != 0 {
@@ -175,23 +205,6 @@ final class ExternalTransport: Transport, @unchecked Sendable {
       return failed(
         "\(name) printed no JSON result (the last line of its stdout must be one JSON object; got \(shown))",
         retryable: false)
-    }
-    if let v = answer["protocol"], v.intValue != Int64(ExternalSource.protocolVersion) {
-      return failed(
-        "\(name) answered in protocol \(v.serialized()); this syncfiles speaks protocol \(ExternalSource.protocolVersion)",
-        retryable: false)
-    }
-    let etag = answer["etag"]?.stringValue
-    let lastModified = answer["last_modified"]?.stringValue
-    result.etag = etag
-    result.lastModified = lastModified
-    let now = Validators(etag: etag, lastModified: lastModified)
-    let head = ResponseHead(
-      status: 0, etag: etag, lastModified: lastModified, totalBytes: answer["size"]?.intValue, offset: offset,
-      restarted: false)
-    if partial.size > 0 && now.ifRange != nil {
-      result.head = head
-      spec.onBody(head)
     }
     let status = answer["status"]?.stringValue
     let errorText = answer["error"]?.stringValue.map { $0.isEmpty ? nil : $0 } ?? nil
@@ -206,10 +219,6 @@ final class ExternalTransport: Transport, @unchecked Sendable {
         result.partial = nil
         return failed(
           "\(name) reported \(n) bytes but the partial file grew by \(result.received)", retryable: true)
-      }
-      if offset > 0, let before = spec.partialValidators, before.ifRange != nil, before.ifRange != now.ifRange {
-        result.outcome = .restart("\(name): the source's version changed during a resume; starting over")
-        return result
       }
       // Hash what is in the file now: the plugin wrote it, not us.
       spec.hasher.reset()

@@ -7,18 +7,10 @@ import Testing
 final class Nginx {
   let dir = makeTempDir()
   let port: Int
-  private let process: Process
-
-  static var binary: String? {
-    ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"].first {
-      FileManager.default.isExecutableFile(atPath: $0)
-    }
-  }
+  private var daemon: Daemon!
 
   init() throws {
-    guard let bin = Nginx.binary else {
-      throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "nginx is not installed (scripts/setup)"])
-    }
+    let bin = try installed(["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"], package: "nginx")
     port = try freePort()
     try FileManager.default.createDirectory(atPath: dir + "/www", withIntermediateDirectories: true)
     try FileManager.default.createDirectory(atPath: dir + "/tmp", withIntermediateDirectories: true)
@@ -38,29 +30,15 @@ final class Nginx {
       }
 
       """, to: dir + "/nginx.conf")
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: bin)
-    p.arguments = ["-p", dir, "-c", dir + "/nginx.conf", "-e", dir + "/error.log"]
-    p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-    try p.run()
-    process = p
-    // Ready when the port accepts connections.
-    for _ in 0..<100 {
-      if canConnect(port) { return }
-      Thread.sleep(forTimeInterval: 0.05)
-    }
-    throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "nginx did not start: \(log)"])
+    daemon = try Daemon(
+      bin, ["-p", dir, "-c", dir + "/nginx.conf", "-e", dir + "/error.log"], port: port, name: "nginx",
+      log: dir + "/error.log")
   }
 
   var log: String { (try? String(contentsOfFile: dir + "/error.log", encoding: .utf8)) ?? "" }
 
   deinit {
-    // Stopped by its pid: the master (our child) ends its workers on SIGQUIT/SIGTERM; SIGKILL as a last resort.
-    kill(process.processIdentifier, SIGTERM)
-    for _ in 0..<40 where process.isRunning { Thread.sleep(forTimeInterval: 0.05) }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    process.waitUntilExit()
+    daemon = nil
     try? FileManager.default.removeItem(atPath: dir)
   }
 
@@ -72,36 +50,6 @@ final class Nginx {
   }
 }
 
-func freePort() throws -> Int {
-  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-  defer { close(fd) }
-  var addr = sockaddr_in()
-  addr.sin_family = sa_family_t(AF_INET)
-  addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-  addr.sin_port = 0
-  var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-  let ok = withUnsafeMutablePointer(to: &addr) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
-    }
-  }
-  guard ok else { throw CocoaError(.fileReadUnknown) }
-  return Int(UInt16(bigEndian: addr.sin_port))
-}
-
-func canConnect(_ port: Int) -> Bool {
-  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-  defer { close(fd) }
-  var addr = sockaddr_in()
-  addr.sin_family = sa_family_t(AF_INET)
-  addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-  addr.sin_port = UInt16(port).bigEndian
-  return withUnsafePointer(to: &addr) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-    }
-  }
-}
 
 @Suite struct NginxConformanceTests {
   @Test func downloadRevalidateResumeAndChangeAgainstNginx() throws {
