@@ -172,7 +172,9 @@ final class ExternalTransport: Transport, @unchecked Sendable {
     if offset > 0, result.received > 0, let before = spec.partialValidators?.ifRange, before != now.ifRange {
       partial.discard()
       result.partial = nil
-      result.outcome = run.stoppedBecause == "stopped" ? .stopped : .restart("\(name): the source's version changed during a resume; starting over")
+      result.outcome =
+        run.stoppedBecause == "stopped"
+        ? .stopped : .restart("\(name): the source's version changed during a resume; starting over")
       return result
     }
     if partial.size > 0 && now.ifRange != nil {

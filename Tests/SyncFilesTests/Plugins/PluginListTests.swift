@@ -31,7 +31,8 @@ import Testing
     }
     #expect(row("source", "s3", "\(dir)/a/syncfiles-source-s3")?["shadowed_by"] is NSNull)
     #expect(row("verifier", "gpg", "\(dir)/a/syncfiles-verify-gpg")?["protocol"] as? Int == 1)
-    #expect(row("source", "s3", "\(dir)/b/syncfiles-source-s3")?["shadowed_by"] as? String == "\(dir)/a/syncfiles-source-s3")
+    #expect(
+      row("source", "s3", "\(dir)/b/syncfiles-source-s3")?["shadowed_by"] as? String == "\(dir)/a/syncfiles-source-s3")
     #expect(row("source", "http", "\(dir)/b/syncfiles-source-http")?["shadowed_by"] as? String == "built in")
     #expect(rows.count == 11, "not executable and unrelated files are not plugins: \(rows)")
     #expect(object?["search_path"] as? [String] == ["\(dir)/a", "\(dir)/b"])

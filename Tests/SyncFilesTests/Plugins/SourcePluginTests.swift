@@ -174,4 +174,18 @@ import Testing
     #expect(offsets == [0, 1, 0], "resumed once, then started over: \(offsets)")
     #expect(r.run.stderr.contains("version changed during a resume"))
   }
+
+  @Test func theReadmeExampleWorksAsPrinted() throws {
+    let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
+    let start = try #require(readme.range(of: "#!/bin/sh\n# syncfiles-source-copy"))
+    let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+    write(String(readme[start.lowerBound..<end.lowerBound]), to: plugins + "/syncfiles-source-copy")
+    chmod(plugins + "/syncfiles-source-copy", 0o755)
+    let content = testBytes(70_000, seed: 44)
+    write(content, to: data + "/c.bin")
+    manifest(["{id: c, url: 'copy://\(data)/c.bin', destination: c.bin}"])
+    let r = try apply(env: env)
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    #expect(out("c.bin") == content)
+  }
 }

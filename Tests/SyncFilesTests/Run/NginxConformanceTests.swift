@@ -50,7 +50,6 @@ final class Nginx {
   }
 }
 
-
 @Suite struct NginxConformanceTests {
   @Test func downloadRevalidateResumeAndChangeAgainstNginx() throws {
     let nginx = try Nginx()
