@@ -36,7 +36,7 @@ public struct ManifestLoader: Sendable {
       return (nil, decoder.diagnostics)
     }
     var manifest = decoder.decodeManifest(root)
-    manifest?.secrets = decoder.substituted
+    manifest?.secrets = Secrets(decoder.substituted)
     decoder.finish()
     return (manifest, decoder.diagnostics)
   }

@@ -166,12 +166,26 @@ public struct Manifest: Sendable, Hashable {
   public var files: [FileEntry] = []
   /// Values substituted from the environment (`${VAR}`): masked in every
   /// message a plugin or server may echo them into.
-  public var secrets: Set<String> = []
+  public var secrets = Secrets()
 
   /// `text` with every secret of this manifest replaced by `<redacted>`.
+  public func redacting(_ text: String) -> String { secrets.redacting(text) }
+}
+
+/// Values substituted from the environment. Never printed, dumped or
+/// reflected: only used to mask them in text.
+public struct Secrets: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+  private var values: Set<String> = []
+
+  public init(_ values: Set<String> = []) { self.values = values }
+
+  public var description: String { "<\(values.count) secret value(s)>" }
+  public var debugDescription: String { description }
+  public var customMirror: Mirror { Mirror(self, children: ["count": values.count]) }
+
   public func redacting(_ text: String) -> String {
     var out = text
-    for value in secrets where out.contains(value) { out = out.replacingAll(value, with: "<redacted>") }
+    for value in values where out.contains(value) { out = out.replacingAll(value, with: "<redacted>") }
     return out
   }
 }
