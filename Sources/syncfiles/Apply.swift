@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SyncFiles
 
 #if canImport(Glibc)
@@ -56,7 +57,9 @@ struct Apply: ParsableCommand {
     }
     // Before any thread starts: only the watcher thread receives SIGINT/SIGTERM.
     SignalWatcher.block()
-    let (set, journalPath) = try LoadedSession.manifests(paths: paths, options: session)
+    // One registry: the plugins the manifests are checked against are the ones the run uses.
+    let plugins = PluginRegistry.standard(locator: PluginLocator(environment: ProcessInfo.processInfo.environment))
+    let (set, journalPath) = try LoadedSession.manifests(paths: paths, options: session, plugins: plugins)
     let writer: JournalWriter
     do {
       writer = try JournalWriter(path: journalPath)
@@ -97,7 +100,7 @@ struct Apply: ParsableCommand {
     if live { options.tick = { line.show($0) } }
 
     let runner = Runner(
-      plan: plan, manifests: set.manifests, journal: journal, plugins: set.plugins, options: options)
+      plan: plan, manifests: set.manifests, journal: journal, plugins: plugins, options: options)
     SignalWatcher.watch { signal in
       if runner.stopRequested {
         // A second signal: the journal is consistent at every instant; leave now.

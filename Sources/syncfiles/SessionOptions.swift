@@ -52,10 +52,12 @@ struct LoadedSession {
 
   /// Loads and checks the manifests (exit 2 with every error on stderr when
   /// any is invalid) and resolves the journal's path.
-  static func manifests(paths: [String], options: SessionOptions) throws -> (ManifestSet, String) {
+  static func manifests(
+    paths: [String], options: SessionOptions, plugins: PluginRegistry? = nil
+  ) throws -> (ManifestSet, String) {
     let env = ProcessInfo.processInfo.environment
     let cwd = FileManager.default.currentDirectoryPath
-    let set = ManifestLoader(environment: env, workingDirectory: cwd).load(paths: paths)
+    let set = ManifestLoader(environment: env, plugins: plugins, workingDirectory: cwd).load(paths: paths)
     if set.hasErrors {
       for d in ValidationReport(set: set).sortedDiagnostics where d.severity == .error {
         Output.error(d.description)

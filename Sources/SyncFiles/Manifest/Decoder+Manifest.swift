@@ -404,7 +404,7 @@ extension ManifestDecoder {
         continue
       }
       let executable = PluginLocator.verifierExecutable(name: name)
-      guard let plugin = plugins.verifier(named: name) else {
+      guard let path = plugins.verifierLocation(named: name) else {
         error(
           p.value.mark,
           "verify plugin '\(name)' not found: looked for an executable '\(executable)' in SYNCFILES_PLUGIN_PATH and PATH"
@@ -420,7 +420,7 @@ extension ManifestDecoder {
           continue
         }
       }
-      out.append(VerifySpec(plugin: name, with: with, executable: plugin.info.path ?? "built in"))
+      out.append(VerifySpec(plugin: name, with: with, executable: path))
     }
     return out
   }

@@ -6,7 +6,7 @@ struct ManifestDecoder {
   /// Absolute path of the manifest file.
   let absolutePath: String
   let environment: [String: String]
-  let plugins: PluginRegistry
+  let plugins: any PluginCatalog
   var diagnostics: [Diagnostic] = []
   /// Values substituted from the environment: no diagnostic may contain one.
   private(set) var substituted: Set<String> = []
@@ -14,7 +14,7 @@ struct ManifestDecoder {
   let maxDiagnostics = 500
   private var suppressed = 0
 
-  init(file: String, absolutePath: String, environment: [String: String], plugins: PluginRegistry) {
+  init(file: String, absolutePath: String, environment: [String: String], plugins: any PluginCatalog) {
     self.file = file
     self.absolutePath = absolutePath
     self.environment = environment
@@ -354,7 +354,7 @@ struct ManifestDecoder {
       return SourceURL(scheme: "file", text: text, host: "", port: nil, display: shown)
     default:
       let executable = PluginLocator.sourceExecutable(scheme: scheme)
-      if plugins.source(scheme: scheme) == nil {
+      if !plugins.servesScheme(scheme) {
         error(
           node.mark,
           secret

@@ -9,17 +9,17 @@
 public struct ManifestLoader: Sendable {
   public var environment: [String: String]
   /// Plugins URLs and `verify:` entries may name.
-  public var plugins: PluginRegistry
+  public var plugins: any PluginCatalog
   public var limits: YAMLLimits
   /// Relative PATHs resolve against this folder.
   public var workingDirectory: String
 
   public init(
-    environment: [String: String], plugins: PluginLocator? = nil, limits: YAMLLimits = YAMLLimits(),
+    environment: [String: String], plugins: (any PluginCatalog)? = nil, limits: YAMLLimits = YAMLLimits(),
     workingDirectory: String
   ) {
     self.environment = environment
-    self.plugins = PluginRegistry.standard(locator: plugins ?? PluginLocator(environment: environment))
+    self.plugins = plugins ?? PluginLocator(environment: environment)
     self.limits = limits
     self.workingDirectory = workingDirectory
   }
@@ -44,7 +44,6 @@ public struct ManifestLoader: Sendable {
   /// Loads every manifest named by `paths` as one session.
   public func load(paths: [String]) -> ManifestSet {
     var set = ManifestSet()
-    set.plugins = plugins
     var seenFiles = Set<String>()
     for path in paths {
       for (shown, absolute) in expand(path: path, into: &set.diagnostics) {

@@ -194,8 +194,6 @@ public struct Secrets: Sendable, Hashable, CustomStringConvertible, CustomDebugS
 public struct ManifestSet: Sendable {
   public var manifests: [Manifest] = []
   public var diagnostics: [Diagnostic] = []
-  /// The plugins the manifests were checked against (and a run uses).
-  public var plugins = PluginRegistry.standard(locator: PluginLocator(searchPath: []))
   public var hasErrors: Bool { diagnostics.hasErrors }
   public var limits: Limits { Limits.merged(manifests.map(\.limits)) }
   public var fileCount: Int { manifests.reduce(0) { $0 + $1.files.count } }

@@ -5,7 +5,7 @@
 /// Every plugin a session can use: the built-ins, registered at start, and the
 /// external executables found on the search path when first asked for. The
 /// manifest decoder, the runner and `syncfiles plugins` all ask here.
-public final class PluginRegistry: @unchecked Sendable {
+public final class PluginRegistry: PluginCatalog, @unchecked Sendable {
   public let locator: PluginLocator
   private let lock = Lock()
   private var sources: [String: any SourcePlugin] = [:]
@@ -53,6 +53,12 @@ public final class PluginRegistry: @unchecked Sendable {
   /// Schemes served without an external plugin.
   public var builtInSchemes: [String] {
     lock.locked { sourceOrder.filter { sources[$0]!.info.isBuiltIn } }
+  }
+
+  public func servesScheme(_ scheme: String) -> Bool { source(scheme: scheme) != nil }
+
+  public func verifierLocation(named name: String) -> String? {
+    verifier(named: name).map { $0.info.path ?? "built in" }
   }
 
   /// The plugin serving `scheme:` URLs: registered, else `syncfiles-source-SCHEME` on the search path.
