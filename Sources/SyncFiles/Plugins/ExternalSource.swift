@@ -80,6 +80,14 @@ final class ExternalTransport: Transport, @unchecked Sendable {
       }
     }
     result.partial = partial
+    // Data held under no known version cannot be continued: start from 0.
+    if partial.size > 0 && spec.partialValidators?.ifRange == nil {
+      do throws(InstallError) {
+        try partial.truncate()
+      } catch {
+        return failed(error.message, retryable: false)
+      }
+    }
     let offset = partial.size
     result.resumedFrom = offset
     let destinationBefore = FileIdentity(path: partial.destination)

@@ -151,6 +151,29 @@ import Testing
     #expect(!partialExists("r.bin"))
   }
 
+  @Test func bytesWithoutAVersionAreNeverContinued() throws {
+    let content = testBytes(30_000, seed: 45)
+    write(content, to: data + "/n.bin")
+    // The first call leaves junk and names no version; the retry must start from 0.
+    plugin(
+      "nover",
+      #"""
+      if [ ! -e \#(dir)/tried ]; then
+        touch \#(dir)/tried
+        head -c 1000 /dev/zero >> "$partial"
+        echo '{"status":"failed","error":"hiccup","retryable":true}'
+      else
+        tail -c +$((offset + 1)) "$src" >> "$partial"
+        echo '{"status":"complete"}'
+      fi
+      """#)
+    manifest(["{id: n, url: 'nover://n.bin', destination: n.bin, retry: {attempts: 2, backoff: 1s}}"])
+    let r = try apply(env: env)
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    #expect(out("n.bin") == content)
+    #expect(requests("nover").map { $0.contains(#""offset":0"#) } == [true, true])
+  }
+
   @Test func aChangedVersionDuringAResumeStartsOver() throws {
     write(testBytes(50_000, seed: 43), to: data + "/v.bin")
     // The first call leaves half of version 1; the source then holds version 2.
