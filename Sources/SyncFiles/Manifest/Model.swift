@@ -46,7 +46,7 @@ public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
   }
 
   public var description: String { display }
-  public var isBuiltIn: Bool { ["http", "https", "file"].contains(scheme) }
+  public var isBuiltIn: Bool { PluginLocator.libcurlSchemes.contains(scheme) }
 }
 
 public struct RetryPolicy: Sendable, Hashable {

@@ -1,6 +1,6 @@
 /// http, https and file URLs through libcurl: one multi handle per run for all three.
 public final class LibcurlSource: SourcePlugin {
-  public static let schemes = ["http", "https", "file"]
+  public static let schemes = PluginLocator.libcurlSchemes
   public let info = PluginInfo(
     kind: .source, name: "http", path: nil, protocolVersion: 1,
     summary: "libcurl \(Runtime.curlVersion): resume, revalidation, redirects, rate cap")

@@ -43,9 +43,9 @@ public final class PluginRegistry: PluginCatalog, @unchecked Sendable {
   /// A check every file gets (it decides from the entry whether it applies).
   public func register(check: any VerifierPlugin) { lock.locked { checks.append(check) } }
 
-  /// A verifier entries name in `verify: [{plugin: NAME}]`.
+  /// A verifier entries name in `verify: [{plugin: NAME}]` (the first registered for a name stays).
   public func register(verifier: any VerifierPlugin) {
-    lock.locked { namedVerifiers[verifier.info.name] = verifier }
+    lock.locked { if namedVerifiers[verifier.info.name] == nil { namedVerifiers[verifier.info.name] = verifier } }
   }
 
   public func register(hook: any HookPlugin) { lock.locked { hooks.append(hook) } }
@@ -74,11 +74,8 @@ public final class PluginRegistry: PluginCatalog, @unchecked Sendable {
   public func verifier(named name: String) -> (any VerifierPlugin)? {
     if let v = lock.locked({ namedVerifiers[name] }) { return v }
     guard let path = locator.find(PluginLocator.verifierExecutable(name: name)) else { return nil }
-    let plugin = ExternalVerifier(name: name, executable: path)
-    return lock.locked {
-      if namedVerifiers[name] == nil { namedVerifiers[name] = plugin }
-      return namedVerifiers[name]
-    }
+    register(verifier: ExternalVerifier(name: name, executable: path))
+    return lock.locked { namedVerifiers[name] }
   }
 
   /// What a complete file of `entry` must pass, in order: the checks that

@@ -11,7 +11,10 @@ public protocol PluginCatalog: Sendable {
 }
 
 extension PluginLocator: PluginCatalog {
-  public var builtInSchemes: [String] { ["http", "https", "file"] }
+  /// The schemes libcurl serves inside syncfiles (the one list of them).
+  public static let libcurlSchemes = ["http", "https", "file"]
+
+  public var builtInSchemes: [String] { Self.libcurlSchemes }
 
   public func servesScheme(_ scheme: String) -> Bool {
     builtInSchemes.contains(scheme) || find(Self.sourceExecutable(scheme: scheme)) != nil
