@@ -6,12 +6,21 @@
 #ifdef __linux__
 extern int syncfs(int fd);
 extern int pipe2(int fds[2], int flags);
+extern int sync_file_range(int fd, long long offset, long long nbytes, unsigned int flags);
 static inline int sf_syncfs(int fd) { return syncfs(fd); }
+// Starts writeback of a range without waiting for it (a hint; errors are
+// reported by the fsync that follows).
+static inline int sf_start_writeback(int fd, long long offset, long long length) {
+  return sync_file_range(fd, offset, length, 2 /* SYNC_FILE_RANGE_WRITE */);
+}
 // A pipe whose ends are close-on-exec from the start (no window for a fork).
 static inline int sf_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 #else
 #include <unistd.h>
 static inline int sf_syncfs(int fd) { (void)fd; sync(); return 0; }
+static inline int sf_start_writeback(int fd, long long offset, long long length) {
+  (void)fd; (void)offset; (void)length; return 0;
+}
 static inline int sf_pipe_cloexec(int fds[2]) {
   if (pipe(fds) != 0) return -1;
   fcntl(fds[0], F_SETFD, FD_CLOEXEC);

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import SyncFiles
 
 #if canImport(Glibc)
@@ -58,7 +57,7 @@ struct Apply: ParsableCommand {
     // Before any thread starts: only the watcher thread receives SIGINT/SIGTERM.
     SignalWatcher.block()
     // One registry: the plugins the manifests are checked against are the ones the run uses.
-    let plugins = PluginRegistry.standard(locator: PluginLocator(environment: ProcessInfo.processInfo.environment))
+    let plugins = PluginRegistry.standard(locator: PluginLocator(environment: Runtime.environment))
     let (set, journalPath) = try LoadedSession.manifests(paths: paths, options: session, plugins: plugins)
     let writer: JournalWriter
     do {

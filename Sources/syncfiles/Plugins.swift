@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import SyncFiles
 
 struct Plugins: ParsableCommand {
@@ -17,7 +16,7 @@ struct Plugins: ParsableCommand {
   @Option(help: "Output format on stdout: text or json.") var format: OutputFormat = .text
 
   func run() throws {
-    let locator = PluginLocator(environment: ProcessInfo.processInfo.environment)
+    let locator = PluginLocator(environment: Runtime.environment)
     let plugins = PluginRegistry.standard(locator: locator).list()
     switch format {
     case .json: Output.result(PluginReport.json(plugins, searchPath: locator.searchPath).serialized())

@@ -1,6 +1,9 @@
 import ArgumentParser
-import Foundation
 import SyncFiles
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Options of every command that reads manifests and a journal.
 struct SessionOptions: ParsableArguments {
@@ -55,8 +58,8 @@ struct LoadedSession {
   static func manifests(
     paths: [String], options: SessionOptions, plugins: PluginRegistry? = nil
   ) throws -> (ManifestSet, String) {
-    let env = ProcessInfo.processInfo.environment
-    let cwd = FileManager.default.currentDirectoryPath
+    let env = Runtime.environment
+    let cwd = Runtime.workingDirectory
     let set = ManifestLoader(environment: env, plugins: plugins, workingDirectory: cwd).load(paths: paths)
     if set.hasErrors {
       for d in ValidationReport(set: set).sortedDiagnostics where d.severity == .error {

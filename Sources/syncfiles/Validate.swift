@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import SyncFiles
 
 struct Validate: ParsableCommand {
@@ -29,15 +28,15 @@ struct Validate: ParsableCommand {
 
   func run() throws {
     let loader = ManifestLoader(
-      environment: ProcessInfo.processInfo.environment,
-      workingDirectory: FileManager.default.currentDirectoryPath)
+      environment: Runtime.environment,
+      workingDirectory: Runtime.workingDirectory)
     let report = ValidationReport(set: loader.load(paths: paths))
     switch format {
     case .json:
       Output.result(report.json.serialized())
     case .text:
       let showSource = Output.stderrIsTTY
-      var sources = SourceCache(workingDirectory: FileManager.default.currentDirectoryPath)
+      var sources = SourceCache(workingDirectory: Runtime.workingDirectory)
       for d in report.sortedDiagnostics {
         let line = showSource ? d.mark.flatMap { sources.line($0.line, of: d.file) } : nil
         Output.error(ValidationReport.text(d, sourceLine: line))

@@ -111,13 +111,23 @@ public final class PartialFile: @unchecked Sendable {
     size += Int64(bytes.count)
   }
 
-  /// Appends bytes straight from a transfer's buffer.
+  /// Appends bytes straight from a transfer's buffer. Every `writebackStep`
+  /// bytes the kernel is asked to start writing them to disk, so the disk
+  /// works while the network does and the fsync at commit finds little left.
   public func write(_ buffer: UnsafeRawBufferPointer) throws(InstallError) {
     guard FileIO.writeAll(fd, buffer) else {
       throw InstallError(message: "cannot write the partial file of \(destination): \(errnoText())")
     }
     size += Int64(buffer.count)
+    if size - writebackFrom >= Self.writebackStep {
+      _ = sf_start_writeback(fd, writebackFrom, size - writebackFrom)
+      writebackFrom = size
+    }
   }
+
+  static let writebackStep: Int64 = 1 << 20
+  /// Where the next early writeback starts.
+  private var writebackFrom: Int64 = 0
 
   /// Cuts the partial back to empty (a server that ignored Range sends the whole body).
   public func truncate() throws(InstallError) {
@@ -125,6 +135,7 @@ public final class PartialFile: @unchecked Sendable {
       throw InstallError(message: "cannot truncate the partial file of \(destination): \(errnoText())")
     }
     size = 0
+    writebackFrom = 0
   }
 
   /// fsync, set `mode`, rename over the destination, fsync the folder. On any

@@ -73,13 +73,7 @@ public enum Subprocess {
     posix_spawnattr_setsigdefault(&attr, &defaults)
     posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
-    var env: [String: String] = [:]
-    var e = environ
-    while let p = e.pointee {
-      let kv = String(cString: p)
-      if let eq = kv.firstIndex(of: "=") { env[String(kv[..<eq])] = String(kv[kv.index(after: eq)...]) }
-      e += 1
-    }
+    var env = Runtime.environment
     for (k, v) in extra { env[k] = v }
     let cArgs = argv.map { strdup($0) } + [nil]
     let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]

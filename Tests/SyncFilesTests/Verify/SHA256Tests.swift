@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+@testable import SyncFiles
+
+/// The streaming hasher against `sha256sum`, below and far above the size
+/// at which it moves the hashing to a thread of its own.
+@Suite struct SHA256Tests {
+  /// Feeds `bytes` in irregular pieces (1 byte up to 700 KiB), as a network would.
+  func feed(_ h: SHA256Hasher, _ bytes: [UInt8]) {
+    let sizes = [1, 7, 16_384, 262_144, 700_001, 3, 65_537]
+    var at = 0
+    var k = 0
+    bytes.withUnsafeBytes { all in
+      while at < all.count {
+        let n = min(sizes[k % sizes.count], all.count - at)
+        h.update(UnsafeRawBufferPointer(rebasing: all[at..<at + n]))
+        at += n
+        k += 1
+      }
+    }
+  }
+
+  @Test func smallAndLargeBodiesMatchSha256sum() {
+    let h = SHA256Hasher()
+    for (count, seed) in [(0, 1), (1000, 2), (Int(SHA256Hasher.inlineLimit), 3), (21 << 20, 4)] {
+      let bytes = testBytes(count, seed: UInt64(seed))
+      feed(h, bytes)
+      #expect(h.finish() == sha256Hex(bytes), "\(count) bytes")
+    }
+  }
+
+  @Test func aResetInTheMiddleOfALargeBodyStartsOver() {
+    let h = SHA256Hasher()
+    let discarded = testBytes(9 << 20, seed: 5)
+    let body = testBytes(6 << 20, seed: 6)
+    feed(h, discarded)
+    h.reset()
+    feed(h, body)
+    #expect(h.finish() == sha256Hex(body))
+    // And the same hasher serves the next, small, body inline.
+    h.update([0x61, 0x62, 0x63])
+    #expect(h.finish() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+  }
+
+  @Test func aResumedPartialIsHashedFromItsFileThenContinued() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let bytes = testBytes(5 << 20, seed: 7)
+    let path = dir + "/partial"
+    let held = 3 << 20
+    try Data(bytes[..<held]).write(to: URL(fileURLWithPath: path))
+    let fd = open(path, O_RDONLY)
+    defer { close(fd) }
+    let h = SHA256Hasher()
+    #expect(h.update(fd: fd, length: Int64(held)))
+    feed(h, Array(bytes[held...]))
+    #expect(h.finish() == sha256Hex(bytes))
+    #expect(!h.update(fd: fd, length: Int64(held + 1)), "a file shorter than claimed is refused")
+  }
+
+  @Test func manyHashersAtOnceEachGetTheirOwnDigest() async {
+    let bodies = (0..<6).map { testBytes(3 << 20, seed: UInt64(10 + $0)) }
+    let digests = await withTaskGroup(of: (Int, String).self) { group in
+      for (i, b) in bodies.enumerated() {
+        group.addTask {
+          let h = SHA256Hasher()
+          feed(h, b)
+          return (i, h.finish())
+        }
+      }
+      var out = [String](repeating: "", count: bodies.count)
+      for await (i, d) in group { out[i] = d }
+      return out
+    }
+    #expect(digests == bodies.map(sha256Hex))
+  }
+}
