@@ -21,7 +21,7 @@ struct FileFields {
   var onChange: [String]?
   var verify: [VerifySpec]?
   /// Where each key was written, for errors that involve two keys.
-  var marks: [String: SourceMark] = [:]
+  var marks = Fields<SourceMark>()
 
   /// `self` over `defaults`.
   func over(_ d: FileFields) -> FileFields {
@@ -126,6 +126,8 @@ extension ManifestDecoder {
     }
 
     var seenIDs: [String: SourceMark] = [:]
+    seenIDs.reserveCapacity(items.count)
+    manifest.files.reserveCapacity(items.count)
     var missingExpected: [SourceMark] = []
     for item in items {
       guard let own = decodeFileFields(item, isDefaults: false) else { continue }
@@ -146,7 +148,11 @@ extension ManifestDecoder {
   }
 
   private func isIdentifier(_ s: String) -> Bool {
-    !s.isEmpty && s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+    !s.isEmpty
+      && s.utf8.allSatisfy { b in
+        (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) || b == 0x2E || b == 0x5F
+          || b == 0x2D
+      }
   }
 
   private func expandHome(_ path: String) -> String {
@@ -509,9 +515,9 @@ extension ManifestDecoder {
     if (url.scheme == "http" || url.scheme == "https") && entry.sha256 == nil && entry.maxBytes == nil
       && entry.verify.isEmpty
     {
-      warning(
-        f.marks["url"] ?? item.mark,
-        "nothing bounds or verifies what '\(id)' installs: add sha256, or at least max_bytes")
+      warning(f.marks["url"] ?? item.mark) {
+        "nothing bounds or verifies what '\(id)' installs: add sha256, or at least max_bytes"
+      }
     }
     return entry
   }
@@ -526,14 +532,20 @@ extension ManifestDecoder {
         filesMark,
         "\(missingExpected.count - shown) more files have no expected_bytes (\(missingExpected.count) in all)")
     }
-    let tiny = m.files.filter { ($0.expectedBytes ?? .max) <= 64 * 1024 }.count
+    // By index: iterating would copy every entry.
+    var tiny = 0
+    var anyDiscretionary = false
+    for i in m.files.indices {
+      if (m.files[i].expectedBytes ?? .max) <= 64 * 1024 { tiny += 1 }
+      if m.files[i].discretionary { anyDiscretionary = true }
+    }
     if tiny >= 1000 {
       warning(
         filesMark,
         "\(tiny) files of at most 64 KiB in one manifest: each costs a request, a sync and a rename; consider serving them as one archive"
       )
     }
-    if !m.conditions.isEmpty && !m.files.contains(where: \.discretionary) && !m.files.isEmpty {
+    if !m.conditions.isEmpty && !anyDiscretionary && !m.files.isEmpty {
       warning(nil, "conditions are set but no file is discretionary, so they hold nothing back")
     }
   }

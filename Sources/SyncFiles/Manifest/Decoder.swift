@@ -1,3 +1,41 @@
+/// The keys of one mapping in the order written. A mapping has a handful of
+/// keys, so a scan beats hashing each key looked up (and the decoder looks
+/// up every key it knows in every entry).
+struct Fields<Value>: Sequence {
+  // Keys apart from values: a lookup compares keys without copying pairs.
+  private var keys: [String] = []
+  private var values: [Value] = []
+
+  mutating func reserveCapacity(_ n: Int) {
+    keys.reserveCapacity(n)
+    values.reserveCapacity(n)
+  }
+
+  private func index(of key: String) -> Int? {
+    for i in keys.indices where keys[i] == key { return i }
+    return nil
+  }
+
+  subscript(key: String) -> Value? {
+    get { index(of: key).map { values[$0] } }
+    set {
+      if let i = index(of: key) {
+        if let newValue {
+          values[i] = newValue
+        } else {
+          keys.remove(at: i)
+          values.remove(at: i)
+        }
+      } else if let newValue {
+        keys.append(key)
+        values.append(newValue)
+      }
+    }
+  }
+
+  func makeIterator() -> Zip2Sequence<[String], [Value]>.Iterator { zip(keys, values).makeIterator() }
+}
+
 /// Turns one manifest's YAML tree into validated values, collecting every
 /// problem (not just the first) as a diagnostic with its line and column.
 struct ManifestDecoder {
@@ -42,6 +80,17 @@ struct ManifestDecoder {
   mutating func error(_ mark: SourceMark?, _ message: String) { report(.error, mark, message) }
   mutating func warning(_ mark: SourceMark?, _ message: String) { report(.warning, mark, message) }
 
+  /// A warning whose message is built only if it will be kept: a large
+  /// manifest can warn about every entry, and past the cap building the
+  /// message would be the whole cost. (`message` must not capture the decoder.)
+  mutating func warning(_ mark: SourceMark?, lazy message: () -> String) {
+    if diagnostics.count >= maxDiagnostics {
+      suppressed += 1
+      return
+    }
+    report(.warning, mark, message())
+  }
+
   mutating func finish() {
     if suppressed > 0 {
       diagnostics.append(
@@ -57,13 +106,14 @@ struct ManifestDecoder {
   /// The pairs of a mapping by key, after reporting non-mappings, non-scalar
   /// keys, duplicate keys and unknown keys (with a "did you mean").
   mutating func fields(_ node: YAMLNode, _ what: String, allowed: [String], suggestFrom: [String]? = nil)
-    -> [String: YAMLPair]?
+    -> Fields<YAMLPair>?
   {
     guard case .mapping(let pairs) = node.kind else {
       error(node.mark, "\(what) must be a mapping, found \(node.kindName)")
       return nil
     }
-    var out: [String: YAMLPair] = [:]
+    var out = Fields<YAMLPair>()
+    out.reserveCapacity(pairs.count)
     for pair in pairs {
       guard case .scalar(let key, _) = pair.key.kind else {
         error(pair.key.mark, "keys in \(what) must be plain words, found \(pair.key.kindName)")

@@ -127,40 +127,61 @@ public struct ManifestLoader: Sendable {
       journals[j] = journals[j] ?? m
     }
 
-    struct Owner {
-      var manifest: Manifest
-      var entry: FileEntry
+    // Who writes each destination, as (manifest, entry) indices: copying
+    // entries into the table would cost more than the whole check.
+    var owners: [String: (m: Int, e: Int)] = [:]
+    owners.reserveCapacity(set.fileCount)
+    func describe(_ o: (m: Int, e: Int)) -> String {
+      let m = set.manifests[o.m]
+      let e = m.files[o.e]
+      return "'\(e.qualifiedID)' (\(m.path):\(e.destinationMark))"
     }
-    var owners: [String: Owner] = [:]
-    for m in set.manifests {
-      for e in m.files {
-        if let first = owners[e.destinationPath] {
-          set.diagnostics.append(
+    var conflicts: [Diagnostic] = []
+    // Entries are reached by index throughout: iterating would copy each one.
+    for (mi, m) in set.manifests.enumerated() {
+      for ei in m.files.indices {
+        let path = m.files[ei].destinationPath
+        if let first = owners[path] {
+          let e = m.files[ei]
+          conflicts.append(
             Diagnostic(
               file: m.path, mark: e.destinationMark, severity: .error,
               message:
-                "destination '\(e.destinationPath)' of '\(e.qualifiedID)' is also the destination of '\(first.entry.qualifiedID)' (\(first.manifest.path):\(first.entry.destinationMark))"
+                "destination '\(e.destinationPath)' of '\(e.qualifiedID)' is also the destination of \(describe(first))"
             ))
         } else {
-          owners[e.destinationPath] = Owner(manifest: m, entry: e)
+          owners[path] = (mi, ei)
         }
       }
     }
-    for m in set.manifests {
-      for e in m.files {
-        guard owners[e.destinationPath]?.entry.qualifiedID == e.qualifiedID else { continue }
-        for folder in Paths.ancestors(of: e.destinationPath, below: "/") {
-          if let other = owners[folder] {
-            set.diagnostics.append(
-              Diagnostic(
-                file: m.path, mark: e.destinationMark, severity: .error,
-                message:
-                  "destination of '\(e.qualifiedID)' needs a folder at '\(folder)', which is the destination file of '\(other.entry.qualifiedID)' (\(other.manifest.path):\(other.entry.destinationMark))"
-              ))
-            break
-          }
+    // Folders known to be no task's destination, all the way up: most
+    // destinations share their folders, so each folder is looked up once.
+    var clear = Set<String>()
+    for (mi, m) in set.manifests.enumerated() {
+      for ei in m.files.indices {
+        let path = m.files[ei].destinationPath
+        guard let o = owners[path], o == (mi, ei) else { continue }
+        var walked: [String] = []
+        var nearest: (folder: String, owner: (m: Int, e: Int))? = nil
+        var folder = Paths.folder(of: path)
+        while folder != "/" && !clear.contains(folder) {
+          if nearest == nil, let other = owners[folder] { nearest = (folder, other) }
+          walked.append(folder)
+          folder = Paths.folder(of: folder)
+        }
+        if let (folder, other) = nearest {
+          let e = m.files[ei]
+          conflicts.append(
+            Diagnostic(
+              file: m.path, mark: e.destinationMark, severity: .error,
+              message:
+                "destination of '\(e.qualifiedID)' needs a folder at '\(folder)', which is the destination file of \(describe(other))"
+            ))
+        } else {
+          clear.formUnion(walked)
         }
       }
     }
+    set.diagnostics += conflicts
   }
 }

@@ -59,18 +59,31 @@ public enum FactGatherer {
       now: now, localMinuteOfDay: Int(tmv.tm_hour) * 60 + Int(tmv.tm_min), onACPower: onACPower())
     facts.localSecond = Int(tmv.tm_sec)
     var disksByFolder: [String: DiskFact] = [:]
+    // Folders that do not exist: nothing in them needs a stat of its own.
+    var missingFolders = Set<String>()
     for m in manifests {
       for e in m.files {
-        if let f = fact(at: e.destinationPath) { facts.files[e.destinationPath] = f }
-        let partial = journal[e.qualifiedID]?.partial?.path ?? PartialFile.path(for: e.destinationPath)
-        if let f = fact(at: partial) { facts.files[partial] = f }
         let folder = Paths.folder(of: e.destinationPath)
         if facts.disks[folder] == nil {
           facts.disks[folder] = disk(for: folder, cache: &disksByFolder)
+          if !exists(folder) { missingFolders.insert(folder) }
+        }
+        let inMissingFolder = missingFolders.contains(folder)
+        if !inMissingFolder, let f = fact(at: e.destinationPath) { facts.files[e.destinationPath] = f }
+        if let held = journal[e.qualifiedID]?.partial?.path {
+          if let f = fact(at: held) { facts.files[held] = f }
+        } else if !inMissingFolder {
+          let partial = PartialFile.path(for: e.destinationPath)
+          if let f = fact(at: partial) { facts.files[partial] = f }
         }
       }
     }
     return facts
+  }
+
+  static func exists(_ path: String) -> Bool {
+    var st = stat()
+    return stat(path, &st) == 0
   }
 
   public static func fact(at path: String) -> FileFact? {

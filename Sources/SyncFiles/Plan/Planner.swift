@@ -27,9 +27,11 @@ public enum Planner {
     var tasks: [PlannedTask] = []
     tasks.reserveCapacity(manifests.reduce(0) { $0 + $1.files.count })
     for m in manifests {
-      for e in m.files {
+      for i in m.files.indices {
         tasks.append(
-          planTask(e, conditions: m.conditions, state: journal[e.qualifiedID], facts: facts, options: options))
+          planTask(
+            m.files[i], conditions: m.conditions, state: journal[m.files[i].qualifiedID], facts: facts,
+            options: options))
       }
     }
     return SessionPlan(
@@ -47,10 +49,21 @@ public enum Planner {
   /// Identifies what an entry fetches and how it is checked; when it changes,
   /// what was installed or held partially no longer counts.
   public static func fingerprint(_ e: FileEntry) -> String {
-    let key = [e.url.display, e.destinationPath, e.sha256 ?? "", e.maxBytes.map(String.init) ?? ""]
-      .joined(separator: "\u{1}")
-    let h = String(fnv1a(key), radix: 16)
-    return String(repeating: "0", count: 16 - h.count) + h
+    // FNV-1a over the parts joined by U+0001, fed part by part (no joined copy).
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    func feed(_ s: String) {
+      for b in s.utf8 {
+        h ^= UInt64(b)
+        h = h &* 0x100_0000_01b3
+      }
+    }
+    feed(e.url.display)
+    for part in [e.destinationPath, e.sha256 ?? "", e.maxBytes.map(String.init) ?? ""] {
+      feed("\u{1}")
+      feed(part)
+    }
+    let hex = String(h, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
   }
 
   static func fnv1a(_ s: String) -> UInt64 {
@@ -87,37 +100,22 @@ public enum Planner {
     let dest = facts.files[e.destinationPath]
     let held = sourceChanged ? nil : resumable(state?.partial, fact: facts.files[partialPath])
 
-    func download(_ why: String) {
-      t.action = .download
-      t.reason = why
-      t.bytesToTransfer = e.expectedBytes
-    }
-    func resume(_ p: TaskState.Partial, size: Int64, prefix: String) {
-      t.action = .resume
-      t.resumeOffset = size
-      let total = e.expectedBytes ?? p.totalBytes
-      let of = total.map { " of \(ByteSize.format($0))" } ?? ""
-      let validator = p.etag.map { isStrongETag($0) ? "ETag" : nil } ?? nil
-      t.reason = "\(prefix)partial \(ByteSize.format(size))\(of) held, resumable with \(validator ?? "Last-Modified")"
-      t.bytesToTransfer = total.map { max(0, $0 - size) }
-    }
-
     if let dest, !dest.isRegular {
-      download("destination is not a regular file; apply will refuse to replace it")
+      download(&t, "destination is not a regular file; apply will refuse to replace it")
     } else if dest == nil {
       if let (p, size) = held {
-        resume(p, size: size, prefix: "")
+        resume(&t, p, size: size, prefix: "")
       } else if state?.installed != nil && !sourceChanged {
-        download("destination deleted since install — will download again")
+        download(&t, "destination deleted since install — will download again")
       } else {
-        download("destination missing")
+        download(&t, "destination missing")
       }
     } else if sourceChanged {
-      download("manifest entry changed (url, destination or checks) since the last install — will download")
+      download(&t, "manifest entry changed (url, destination or checks) since the last install — will download")
     } else if let inst = state?.installed, inst.size != dest!.size || inst.mtimeNs != dest!.mtimeNs {
-      download("destination changed on disk since install — will re-download")
+      download(&t, "destination changed on disk since install — will re-download")
     } else if let (p, size) = held {
-      resume(p, size: size, prefix: "update interrupted: ")
+      resume(&t, p, size: size, prefix: "update interrupted: ")
     } else if state?.installed == nil {
       t.action = .revalidate
       t.reason = "destination exists but is not in the journal: revalidate against its modification time"
@@ -157,6 +155,24 @@ public enum Planner {
       }
     }
     return t
+  }
+
+  // Helpers take the task inout: local functions capturing it would box it
+  // on the heap and copy it in and out, for every entry.
+  static func download(_ t: inout PlannedTask, _ why: String) {
+    t.action = .download
+    t.reason = why
+    t.bytesToTransfer = t.entry.expectedBytes
+  }
+
+  static func resume(_ t: inout PlannedTask, _ p: TaskState.Partial, size: Int64, prefix: String) {
+    t.action = .resume
+    t.resumeOffset = size
+    let total = t.entry.expectedBytes ?? p.totalBytes
+    let of = total.map { " of \(ByteSize.format($0))" } ?? ""
+    let validator = p.etag.map { isStrongETag($0) ? "ETag" : nil } ?? nil
+    t.reason = "\(prefix)partial \(ByteSize.format(size))\(of) held, resumable with \(validator ?? "Last-Modified")"
+    t.bytesToTransfer = total.map { max(0, $0 - size) }
   }
 
   static func hold(_ t: inout PlannedTask, _ why: String, until: Timestamp?) {
@@ -241,7 +257,8 @@ public enum Planner {
   static func diskChecks(_ tasks: [PlannedTask], facts: Facts) -> [DiskCheck] {
     var byDevice: [UInt64: DiskCheck] = [:]
     var order: [UInt64] = []
-    for t in tasks where t.action == .download || t.action == .resume {
+    for i in tasks.indices where tasks[i].action == .download || tasks[i].action == .resume {
+      let t = tasks[i]
       guard let d = facts.disks[Paths.folder(of: t.entry.destinationPath)] else { continue }
       if byDevice[d.device] == nil {
         byDevice[d.device] = DiskCheck(

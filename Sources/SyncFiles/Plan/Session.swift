@@ -40,6 +40,22 @@ public struct SessionPlan: Sendable {
   public var disk: [DiskCheck]
   public var limits: Limits
 
-  public func count(_ a: Action) -> Int { tasks.lazy.filter { $0.action == a }.count }
-  public var expectedBytes: Int64 { tasks.reduce(0) { $0 + ($1.runs ? ($1.bytesToTransfer ?? 0) : 0) } }
+  // These walk the tasks by index: a `for` or `reduce` over them would copy
+  // each task, entry and all, which costs more than the counting.
+  public func count(_ a: Action) -> Int {
+    var n = 0
+    for i in tasks.indices where tasks[i].action == a { n += 1 }
+    return n
+  }
+  /// How many tasks take each action.
+  public var counts: [Action: Int] {
+    var out: [Action: Int] = [:]
+    for i in tasks.indices { out[tasks[i].action, default: 0] += 1 }
+    return out
+  }
+  public var expectedBytes: Int64 {
+    var sum: Int64 = 0
+    for i in tasks.indices where tasks[i].runs { sum += tasks[i].bytesToTransfer ?? 0 }
+    return sum
+  }
 }

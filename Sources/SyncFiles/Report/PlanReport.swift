@@ -2,13 +2,19 @@
 public enum PlanReport {
   public static func text(_ p: SessionPlan) -> String {
     var table = TextTable(header: ["TASK", "ACTION", "BYTES", "WHY"])
-    for t in p.tasks {
-      let bytes = t.runs ? (t.bytesToTransfer.map(ByteSize.format) ?? "?") : "-"
-      table.rows.append([t.id, t.action.rawValue, bytes, t.reason])
+    table.rows.reserveCapacity(p.tasks.count)
+    var unknown = 0
+    // By index: `for t in p.tasks` would copy every task (and its entry).
+    for i in p.tasks.indices {
+      let runs = p.tasks[i].runs
+      let toMove = p.tasks[i].bytesToTransfer
+      if runs && toMove == nil { unknown += 1 }
+      let bytes = runs ? (toMove.map(ByteSize.format) ?? "?") : "-"
+      table.rows.append([p.tasks[i].entry.qualifiedID, p.tasks[i].action.rawValue, bytes, p.tasks[i].reason])
     }
     var out = p.tasks.isEmpty ? "no tasks\n" : table.render() + "\n"
-    let counts = Action.allCases.map { "\(p.count($0)) \($0.rawValue)" }.joined(separator: ", ")
-    let unknown = p.tasks.filter { $0.runs && $0.bytesToTransfer == nil }.count
+    let byAction = p.counts
+    let counts = Action.allCases.map { "\(byAction[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
     out += "\n\(p.tasks.count) task\(p.tasks.count == 1 ? "" : "s"): \(counts); "
     out += "\(ByteSize.format(p.expectedBytes)) to transfer"
     out += unknown > 0 ? " (+ \(unknown) of unknown size)\n" : "\n"
@@ -42,7 +48,8 @@ public enum PlanReport {
       ])
     }
     var totals: [(String, JSONValue)] = [("tasks", .int(Int64(p.tasks.count)))]
-    for a in Action.allCases { totals.append((a.rawValue, .int(Int64(p.count(a))))) }
+    let byAction = p.counts
+    for a in Action.allCases { totals.append((a.rawValue, .int(Int64(byAction[a] ?? 0)))) }
     totals.append(("expected_bytes", .int(p.expectedBytes)))
     let disk: [JSONValue] = p.disk.map { d in
       var o: [(String, JSONValue)] = [

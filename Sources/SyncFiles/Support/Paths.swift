@@ -5,7 +5,8 @@ public enum Paths {
   /// Makes `path` absolute against `base` and resolves `.`, `..` and
   /// repeated slashes lexically.
   public static func normalize(_ path: String, relativeTo base: String = "/") -> String {
-    let full = path.hasPrefix("/") ? path : base + "/" + path
+    let full = path.utf8.first == slash ? path : base + "/" + path
+    if isNormal(full) { return full }
     var parts: [Substring] = []
     for c in full.split(separator: "/", omittingEmptySubsequences: true) {
       if c == "." { continue }
@@ -18,29 +19,55 @@ public enum Paths {
     return "/" + parts.joined(separator: "/")
   }
 
+  private static let slash = UInt8(ascii: "/")
+  private static let dot = UInt8(ascii: ".")
+
+  /// Absolute with no empty, `.` or `..` component and no trailing slash
+  /// (what `normalize` would return unchanged). Checked byte by byte: most
+  /// paths are already normal, and splitting them costs far more.
+  static func isNormal(_ path: String) -> Bool {
+    let bytes = path.utf8
+    guard bytes.first == slash else { return false }
+    if bytes.count == 1 { return true }
+    var length = 0
+    var onlyDots = true
+    for b in bytes.dropFirst() {
+      if b == slash {
+        if length == 0 || (onlyDots && length <= 2) { return false }
+        length = 0
+        onlyDots = true
+      } else {
+        length += 1
+        if b != dot { onlyDots = false }
+      }
+    }
+    return !(length == 0 || (onlyDots && length <= 2))
+  }
+
   public static func folder(of path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return "." }
-    if slash == path.startIndex { return "/" }
-    return String(path[..<slash])
+    guard let i = path.utf8.lastIndex(of: slash) else { return "." }
+    if i == path.utf8.startIndex { return "/" }
+    return String(decoding: path.utf8[..<i], as: UTF8.self)
   }
 
   public static func fileName(of path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return path }
-    return String(path[path.index(after: slash)...])
+    guard let i = path.utf8.lastIndex(of: slash) else { return path }
+    return String(decoding: path.utf8[path.utf8.index(after: i)...], as: UTF8.self)
   }
 
   /// File name without its last extension.
   public static func stem(of path: String) -> String {
     let name = fileName(of: path)
-    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
-    return String(name[..<dot])
+    guard let i = name.utf8.lastIndex(of: dot), i != name.utf8.startIndex else { return name }
+    return String(decoding: name.utf8[..<i], as: UTF8.self)
   }
 
   /// Folders from `root` (exclusive) down to the folder holding `path` (inclusive).
   public static func ancestors(of path: String, below root: String) -> [String] {
     var out: [String] = []
     var p = folder(of: path)
-    while p.count > root.count && p.hasPrefix(root) {
+    let rootLength = root.utf8.count
+    while p.utf8.count > rootLength && p.hasPrefix(root) {
       out.append(p)
       p = folder(of: p)
     }

@@ -1,0 +1,102 @@
+import Testing
+
+@testable import SyncFiles
+
+/// The shortcuts taken for large manifests give exactly what the plain way gives.
+@Suite struct FastPathTests {
+  /// normalize as it was before the already-normal shortcut: split, resolve, join.
+  func slowNormalize(_ path: String, relativeTo base: String = "/") -> String {
+    let full = path.hasPrefix("/") ? path : base + "/" + path
+    var parts: [Substring] = []
+    for c in full.split(separator: "/", omittingEmptySubsequences: true) {
+      if c == "." { continue }
+      if c == ".." {
+        if !parts.isEmpty { parts.removeLast() }
+        continue
+      }
+      parts.append(c)
+    }
+    return "/" + parts.joined(separator: "/")
+  }
+
+  @Test func normalizeAgreesWithTheSlowWayOnEveryShapeOfPath() {
+    let pieces = ["", "/", "//", ".", "..", "...", ".a", "a.", "a", "bc", "é", "/./", "/../"]
+    var checked = 0
+    for a in pieces {
+      for b in pieces {
+        for c in pieces {
+          let path = a + b + "/" + c
+          for base in ["/", "/srv/data", "/srv/../x"] {
+            #expect(
+              Paths.normalize(path, relativeTo: base) == slowNormalize(path, relativeTo: base), "\(path) in \(base)")
+            checked += 1
+          }
+          #expect(Paths.isNormal(path) == (path == slowNormalize(path)), "\(path)")
+        }
+      }
+    }
+    #expect(checked == 3 * pieces.count * pieces.count * pieces.count)
+  }
+
+  @Test func folderAndNameSplitOnTheLastSlashByBytes() {
+    #expect(Paths.folder(of: "/srv/a/b.bin") == "/srv/a")
+    #expect(Paths.folder(of: "/b.bin") == "/")
+    #expect(Paths.folder(of: "b.bin") == ".")
+    #expect(Paths.fileName(of: "/srv/é/ü.bin") == "ü.bin")
+    #expect(Paths.fileName(of: "/srv/a/\u{301}x") == "\u{301}x", "a combining mark after the slash stays in the name")
+    #expect(Paths.stem(of: "/srv/.hidden") == ".hidden")
+    #expect(Paths.stem(of: "/srv/data.tar.gz") == "data.tar")
+    #expect(Paths.ancestors(of: "/srv/a/b/c.bin", below: "/srv") == ["/srv/a/b", "/srv/a"])
+  }
+
+  @Test func theFingerprintIsTheHashOfThePartsJoined() {
+    let (m, d) = decode(
+      """
+      version: 1
+      name: m
+      root: /srv
+      files:
+        - {id: a, url: 'https://example.org/a', destination: a.bin, max_bytes: 1MiB, sha256: \(String(repeating: "ab", count: 32))}
+        - {id: b, url: 'https://example.org/b', destination: b.bin, max_bytes: 5}
+      """)
+    #expect(!d.hasErrors)
+    for e in m!.files {
+      // As journals written by earlier versions recorded it.
+      let key = [e.url.display, e.destinationPath, e.sha256 ?? "", e.maxBytes.map(String.init) ?? ""]
+        .joined(separator: "\u{1}")
+      let hex = String(Planner.fnv1a(key), radix: 16)
+      #expect(Planner.fingerprint(e) == String(repeating: "0", count: 16 - hex.count) + hex)
+    }
+  }
+
+  @Test func fieldsKeepTheOrderWrittenAndFindEveryKey() {
+    var f = Fields<Int>()
+    for (i, k) in ["id", "url", "destination", "expected_bytes"].enumerated() { f[k] = i }
+    #expect(f["destination"] == 2)
+    #expect(f["sha256"] == nil)
+    f["url"] = 9
+    f["id"] = nil
+    #expect(f.map(\.0) == ["url", "destination", "expected_bytes"])
+    #expect(f.map(\.1) == [9, 2, 3])
+  }
+
+  @Test func aLongPlanCountsItsTasksByAction() {
+    var text = "version: 1\nname: m\nroot: /srv\nfiles:\n"
+    for i in 0..<300 {
+      let wait = i % 3 == 0 ? ", not_before: '2999-01-01T00:00:00Z'" : ""
+      text += "  - {id: f\(i), url: 'https://example.org/\(i)', destination: d/\(i).bin, max_bytes: 1KiB\(wait)}\n"
+    }
+    let (m, d) = decode(text)
+    #expect(!d.hasErrors)
+    var f = Facts(now: Timestamp.parseRFC3339("2026-11-21T19:00:00Z")!, localMinuteOfDay: 0, onACPower: true)
+    f.disks["/srv/d"] = DiskFact(device: 1, mountPoint: "/srv", freeBytes: 1 << 40)
+    let p = Planner.plan(manifests: [m!], journal: [:], facts: f, journalPath: "/j")
+    #expect(p.counts == [.wait: 100, .download: 200])
+    #expect(p.count(.download) == 200)
+    let text2 = PlanReport.text(p)
+    #expect(text2.contains("300 tasks: 200 download, 0 resume, 0 revalidate, 0 skip, 100 wait"))
+    let rows = text2.split(separator: "\n").filter { $0.hasPrefix("m/f") }
+    #expect(rows.count == 300)
+    #expect(rows.allSatisfy { $0.hasPrefix("m/f") && ($0.contains(" wait ") || $0.contains(" download ")) })
+  }
+}
