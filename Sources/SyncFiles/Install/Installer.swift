@@ -83,9 +83,15 @@ public final class PartialFile: @unchecked Sendable {
       opened = openat(dir, partialName, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
     }
     if opened < 0 {
-      unlinkat(dir, partialName, 0)
       // O_APPEND in both cases: after `truncate` the next write lands at 0, not past a hole.
-      opened = openat(dir, partialName, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      let flags = O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+      opened = openat(dir, partialName, flags, 0o600)
+      if opened < 0 && errno == EEXIST {
+        // A stale partial (or whatever stands in its place) goes; usually there is none,
+        // so the removal is tried only when the create finds one.
+        unlinkat(dir, partialName, 0)
+        opened = openat(dir, partialName, flags, 0o600)
+      }
     }
     guard opened >= 0 else {
       let e = errnoText()

@@ -81,6 +81,13 @@ public enum JSONValue: Sendable, Hashable {
 
   private static func writeString(_ s: String, to out: inout String) {
     out += "\""
+    // Most strings (ids, paths, URLs, dates) need no escape: copied whole.
+    // U+2028 and U+2029 begin with the byte 0xE2, so that byte takes the slow way.
+    if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x7F && $0 != 0xE2 }) {
+      out += s
+      out += "\""
+      return
+    }
     for scalar in s.unicodeScalars {
       switch scalar {
       case "\"": out += "\\\""

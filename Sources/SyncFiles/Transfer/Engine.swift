@@ -236,7 +236,9 @@ public final class TransferEngine: @unchecked Sendable {
     } else {
       var lines = ["Accept-Encoding: identity"]
       // Manifest headers go only to the origin of the task's own URL.
-      if RemoteProbe.origin(of: url) == RemoteProbe.origin(of: s.url) { lines += s.headers }
+      if !s.headers.isEmpty && (url == s.url || RemoteProbe.origin(of: url) == RemoteProbe.origin(of: s.url)) {
+        lines += s.headers
+      }
       if let p = t.partial, p.size > 0, let v = s.partialValidators?.ifRange {
         lines.append("Range: bytes=\(p.size)-")
         lines.append("If-Range: \(v)")
