@@ -4,7 +4,8 @@ import Testing
 @testable import SyncFiles
 
 /// The streaming hasher against `sha256sum`, below and far above the size
-/// at which it moves the hashing to a thread of its own.
+/// at which it moves the hashing to a thread of its own (lowered to 1 MiB
+/// here, so a few MiB cross it; the default is tested with 21 MiB).
 @Suite struct SHA256Tests {
   /// Feeds `bytes` in irregular pieces (1 byte up to 700 KiB), as a network would.
   func feed(_ h: SHA256Hasher, _ bytes: [UInt8]) {
@@ -21,17 +22,24 @@ import Testing
     }
   }
 
+  /// Moves to its thread after 1 MiB, so bodies of a few MiB exercise the ring.
+  func small() -> SHA256Hasher { SHA256Hasher(inlineLimit: 1 << 20) }
+
   @Test func smallAndLargeBodiesMatchSha256sum() {
-    let h = SHA256Hasher()
-    for (count, seed) in [(0, 1), (1000, 2), (Int(SHA256Hasher.inlineLimit), 3), (21 << 20, 4)] {
+    let h = small()
+    for (count, seed) in [(0, 1), (1000, 2), (1 << 20, 3), (21 << 20, 4)] {
       let bytes = testBytes(count, seed: UInt64(seed))
       feed(h, bytes)
       #expect(h.finish() == sha256Hex(bytes), "\(count) bytes")
     }
+    let big = testBytes(Int(SHA256Hasher.defaultInlineLimit) + 5 << 20, seed: 9)
+    let h2 = SHA256Hasher()
+    feed(h2, big)
+    #expect(h2.finish() == sha256Hex(big), "past the default limit")
   }
 
   @Test func aResetInTheMiddleOfALargeBodyStartsOver() {
-    let h = SHA256Hasher()
+    let h = small()
     let discarded = testBytes(9 << 20, seed: 5)
     let body = testBytes(6 << 20, seed: 6)
     feed(h, discarded)
@@ -52,7 +60,7 @@ import Testing
     try Data(bytes[..<held]).write(to: URL(fileURLWithPath: path))
     let fd = open(path, O_RDONLY)
     defer { close(fd) }
-    let h = SHA256Hasher()
+    let h = small()
     #expect(h.update(fd: fd, length: Int64(held)))
     feed(h, Array(bytes[held...]))
     #expect(h.finish() == sha256Hex(bytes))
@@ -64,7 +72,7 @@ import Testing
     let digests = await withTaskGroup(of: (Int, String).self) { group in
       for (i, b) in bodies.enumerated() {
         group.addTask {
-          let h = SHA256Hasher()
+          let h = small()
           feed(h, b)
           return (i, h.finish())
         }
