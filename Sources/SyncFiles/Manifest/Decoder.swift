@@ -259,7 +259,7 @@ struct ManifestDecoder {
   /// Expands `${NAME}` from the environment; `$${` writes a literal `${`.
   /// Unset variables are errors pointing at the reference itself.
   mutating func expand(_ node: YAMLNode, _ text: String, _ what: String) -> ExpandedString? {
-    guard text.contains("$") else { return ExpandedString(plain: text) }
+    guard text.utf8.contains(UInt8(ascii: "$")) else { return ExpandedString(plain: text) }
     var out = ""
     var substituted = false
     var ok = true
@@ -323,7 +323,8 @@ struct ManifestDecoder {
       error(node.mark, "\(what) is empty")
       return nil
     }
-    if value.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+    // By bytes: in UTF-8 these scalars are exactly the bytes <= 0x20 and 0x7F.
+    if value.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
       error(
         node.mark,
         "\(what) '\(shown)' contains a space or control character\(expanded.hasSecret ? " (after ${VAR} expansion)" : ""); percent-encode it"

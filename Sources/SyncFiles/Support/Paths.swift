@@ -19,6 +19,29 @@ public enum Paths {
     return "/" + parts.joined(separator: "/")
   }
 
+  /// Relative, every component 1…255 bytes and neither `.` nor `..`, no
+  /// control character: `confine` would return it unchanged. Most
+  /// destinations are like this, and checking bytes is cheap.
+  static func isPlainRelative(_ path: String) -> Bool {
+    let bytes = path.utf8
+    guard let first = bytes.first, first != slash else { return false }
+    var length = 0
+    var onlyDots = true
+    for b in bytes {
+      if b < 0x20 || b == 0x7F { return false }
+      if b == slash {
+        if length == 0 || (onlyDots && length <= 2) { return false }
+        length = 0
+        onlyDots = true
+      } else {
+        length += 1
+        if length > 255 { return false }
+        if b != dot { onlyDots = false }
+      }
+    }
+    return !(length == 0 || (onlyDots && length <= 2))
+  }
+
   private static let slash = UInt8(ascii: "/")
   private static let dot = UInt8(ascii: ".")
 
@@ -81,6 +104,7 @@ public enum Paths {
   /// Confines a manifest `destination` to `root`: relative and without `..`,
   /// or absolute inside root. Returns the normalized relative path.
   public static func confine(destination raw: String, root: String) -> Result<String, UnitError> {
+    if isPlainRelative(raw) { return .success(raw) }
     if raw.isEmpty { return .failure(.init("destination is empty")) }
     if raw.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
       return .failure(.init("destination contains a control character"))

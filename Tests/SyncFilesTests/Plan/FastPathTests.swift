@@ -38,6 +38,36 @@ import Testing
     #expect(checked == 3 * pieces.count * pieces.count * pieces.count)
   }
 
+  /// What `confine` returns for a relative path, the plain way.
+  func slowConfine(_ raw: String) -> String? {
+    if raw.isEmpty || raw.hasPrefix("/") { return nil }
+    if raw.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return nil }
+    if raw.hasSuffix("/") || raw.hasSuffix("/.") || raw == "." { return nil }
+    let parts = raw.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+    if parts.contains("..") || parts.isEmpty || parts.contains(where: { $0.utf8.count > 255 }) { return nil }
+    return parts.joined(separator: "/")
+  }
+
+  @Test func aPlainRelativeDestinationIsConfinedUnchanged() throws {
+    let pieces = ["", "/", ".", "..", "...", "a", "é", "\t", String(repeating: "x", count: 256)]
+    var plain = 0
+    for a in pieces {
+      for b in pieces {
+        for c in pieces {
+          let path = a + b + c
+          guard Paths.isPlainRelative(path) else { continue }
+          plain += 1
+          #expect(slowConfine(path) == path, "\(path)")
+          #expect(try Paths.confine(destination: path, root: "/srv").get() == path)
+        }
+      }
+    }
+    #expect(plain > 50)
+    for bad in ["a//b", "a/./b", "./a", "a/..", "../a", "a\u{7F}", "/srv/a", "a/"] {
+      #expect(!Paths.isPlainRelative(bad), "\(bad)")
+    }
+  }
+
   @Test func folderAndNameSplitOnTheLastSlashByBytes() {
     #expect(Paths.folder(of: "/srv/a/b.bin") == "/srv/a")
     #expect(Paths.folder(of: "/b.bin") == "/")
