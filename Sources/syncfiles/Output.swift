@@ -11,6 +11,17 @@ enum Output {
     print(text)
   }
 
+  /// Keeps values alive until the process exits: freeing a large session
+  /// piece by piece (100,000 entries, their tasks and rows) costs a few
+  /// percent of a `plan`, and the kernel reclaims it all at once anyway.
+  static func keepUntilExit(_ values: Any...) {
+    final class Holder {
+      let values: [Any]
+      init(_ v: [Any]) { values = v }
+    }
+    _ = Unmanaged.passRetained(Holder(values))
+  }
+
   static func error(_ text: String, newline: Bool = true) {
     var line = text
     if newline && !line.hasSuffix("\n") { line += "\n" }

@@ -36,5 +36,6 @@ enum PlanOutput {
     case .json: Output.result(PlanReport.json(plan).serialized())
     case .text: Output.result(PlanReport.text(plan))
     }
+    Output.keepUntilExit(loaded, plan)
   }
 }

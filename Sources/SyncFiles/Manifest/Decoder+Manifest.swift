@@ -105,6 +105,7 @@ extension ManifestDecoder {
     }
 
     var defaults = FileFields()
+    let hasDefaults = top["defaults"] != nil
     if let d = top["defaults"] {
       defaults = decodeFileFields(d.value, isDefaults: true) ?? FileFields()
     }
@@ -138,7 +139,9 @@ extension ManifestDecoder {
         }
         seenIDs[id] = mark
       }
-      guard let entry = makeEntry(own.over(defaults), item: item, manifest: manifest) else { continue }
+      // Without `defaults` there is nothing to merge (and no copy to make).
+      let merged = hasDefaults ? own.over(defaults) : own
+      guard let entry = makeEntry(merged, item: item, manifest: manifest) else { continue }
       if entry.expectedBytes == nil { missingExpected.append(entry.mark) }
       manifest.files.append(entry)
     }
