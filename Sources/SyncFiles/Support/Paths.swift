@@ -23,19 +23,24 @@ public enum Paths {
   /// control character: `confine` would return it unchanged. Most
   /// destinations are like this, and checking bytes is cheap.
   static func isPlainRelative(_ path: String) -> Bool {
-    let bytes = path.utf8
-    guard let first = bytes.first, first != slash else { return false }
+    guard let first = path.utf8.first, first != slash else { return false }
+    return plainComponents(path.utf8[...], asNames: true)
+  }
+
+  /// Components separated by single slashes, none empty, `.` or `..`; as
+  /// names also at most 255 bytes and free of control characters.
+  private static func plainComponents(_ bytes: Substring.UTF8View, asNames: Bool) -> Bool {
     var length = 0
     var onlyDots = true
     for b in bytes {
-      if b < 0x20 || b == 0x7F { return false }
+      if asNames && (b < 0x20 || b == 0x7F) { return false }
       if b == slash {
         if length == 0 || (onlyDots && length <= 2) { return false }
         length = 0
         onlyDots = true
       } else {
         length += 1
-        if length > 255 { return false }
+        if asNames && length > 255 { return false }
         if b != dot { onlyDots = false }
       }
     }
@@ -51,20 +56,7 @@ public enum Paths {
   static func isNormal(_ path: String) -> Bool {
     let bytes = path.utf8
     guard bytes.first == slash else { return false }
-    if bytes.count == 1 { return true }
-    var length = 0
-    var onlyDots = true
-    for b in bytes.dropFirst() {
-      if b == slash {
-        if length == 0 || (onlyDots && length <= 2) { return false }
-        length = 0
-        onlyDots = true
-      } else {
-        length += 1
-        if b != dot { onlyDots = false }
-      }
-    }
-    return !(length == 0 || (onlyDots && length <= 2))
+    return bytes.count == 1 || plainComponents(path.utf8.dropFirst(), asNames: false)
   }
 
   public static func folder(of path: String) -> String {
