@@ -65,8 +65,7 @@ public enum FactGatherer {
       for e in m.files {
         let folder = Paths.folder(of: e.destinationPath)
         if facts.disks[folder] == nil {
-          facts.disks[folder] = disk(for: folder, cache: &disksByFolder)
-          if !exists(folder) { missingFolders.insert(folder) }
+          facts.disks[folder] = disk(for: folder, cache: &disksByFolder, missing: &missingFolders)
         }
         let inMissingFolder = missingFolders.contains(folder)
         if !inMissingFolder, let f = fact(at: e.destinationPath) { facts.files[e.destinationPath] = f }
@@ -81,11 +80,6 @@ public enum FactGatherer {
     return facts
   }
 
-  static func exists(_ path: String) -> Bool {
-    var st = stat()
-    return stat(path, &st) == 0
-  }
-
   public static func fact(at path: String) -> FileFact? {
     var st = stat()
     guard stat(path, &st) == 0 else { return nil }
@@ -93,12 +87,16 @@ public enum FactGatherer {
     return FileFact(size: Int64(st.st_size), mtimeNs: ns, isRegular: (st.st_mode & S_IFMT) == S_IFREG)
   }
 
-  /// The file system of the nearest existing folder at or above `folder`.
-  static func disk(for folder: String, cache: inout [String: DiskFact]) -> DiskFact? {
+  /// The file system of the nearest existing folder at or above `folder`;
+  /// folders found not to exist on the way go into `missing`.
+  static func disk(for folder: String, cache: inout [String: DiskFact], missing found: inout Set<String>)
+    -> DiskFact?
+  {
     var p = folder
     var missing: [String] = []
     var st = stat()
     while stat(p, &st) != 0 {
+      found.insert(p)
       if let c = cache[p] { return c }
       missing.append(p)
       if p == "/" { return nil }

@@ -41,15 +41,22 @@ public enum Planner {
 
   /// A stable id for the session: the journal and the manifests it reads.
   static func sessionID(manifests: [Manifest], journal: String) -> String {
-    let key = ([journal] + manifests.map(\.absolutePath)).joined(separator: "\n")
-    let h = String(fnv1a(key), radix: 16)
-    return String(repeating: "0", count: 16 - h.count) + h
+    hex16(fnv1a(joined: [journal] + manifests.map(\.absolutePath), separator: "\n"))
   }
 
   /// Identifies what an entry fetches and how it is checked; when it changes,
   /// what was installed or held partially no longer counts.
   public static func fingerprint(_ e: FileEntry) -> String {
-    // FNV-1a over the parts joined by U+0001, fed part by part (no joined copy).
+    hex16(
+      fnv1a(
+        joined: [e.url.display, e.destinationPath, e.sha256 ?? "", e.maxBytes.map(String.init) ?? ""],
+        separator: "\u{1}"))
+  }
+
+  static func fnv1a(_ s: String) -> UInt64 { fnv1a(joined: [s], separator: "") }
+
+  /// FNV-1a of the parts joined by `separator`, fed part by part (no joined copy).
+  static func fnv1a(joined parts: [String], separator: String) -> UInt64 {
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
     func feed(_ s: String) {
       for b in s.utf8 {
@@ -57,22 +64,17 @@ public enum Planner {
         h = h &* 0x100_0000_01b3
       }
     }
-    feed(e.url.display)
-    for part in [e.destinationPath, e.sha256 ?? "", e.maxBytes.map(String.init) ?? ""] {
-      feed("\u{1}")
+    for (i, part) in parts.enumerated() {
+      if i > 0 { feed(separator) }
       feed(part)
     }
-    let hex = String(h, radix: 16)
-    return String(repeating: "0", count: 16 - hex.count) + hex
+    return h
   }
 
-  static func fnv1a(_ s: String) -> UInt64 {
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    for b in s.utf8 {
-      h ^= UInt64(b)
-      h = h &* 0x100_0000_01b3
-    }
-    return h
+  /// 16 lower-case hex digits.
+  static func hex16(_ h: UInt64) -> String {
+    let hex = String(h, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
   }
 
   static func matches(_ id: String, patterns: [String]) -> Bool {

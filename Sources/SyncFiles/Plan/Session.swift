@@ -42,11 +42,7 @@ public struct SessionPlan: Sendable {
 
   // These walk the tasks by index: a `for` or `reduce` over them would copy
   // each task, entry and all, which costs more than the counting.
-  public func count(_ a: Action) -> Int {
-    var n = 0
-    for i in tasks.indices where tasks[i].action == a { n += 1 }
-    return n
-  }
+  public func count(_ a: Action) -> Int { counts[a] ?? 0 }
   /// How many tasks take each action.
   public var counts: [Action: Int] {
     var out: [Action: Int] = [:]
