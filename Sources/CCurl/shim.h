@@ -28,6 +28,17 @@ static inline CURLcode sf_easy_setopt_slist(CURL *h, CURLoption o, struct curl_s
 static inline CURLcode sf_easy_setopt_data_cb(CURL *h, CURLoption o, sf_curl_data_cb v) {
   return curl_easy_setopt(h, o, v);
 }
+typedef int (*sf_curl_debug_cb)(CURL *h, curl_infotype type, char *data, size_t size, void *userdata);
+static inline CURLcode sf_easy_setopt_debug_cb(CURL *h, sf_curl_debug_cb v) {
+  return curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, v);
+}
+// The kinds of text the debug callback receives (curl_infotype values).
+static const int sf_info_text = CURLINFO_TEXT;
+static const int sf_info_header_in = CURLINFO_HEADER_IN;
+static const int sf_info_header_out = CURLINFO_HEADER_OUT;
+static const int sf_error_size = CURL_ERROR_SIZE;
+static const long sf_netrc_optional = CURL_NETRC_OPTIONAL;
+
 static inline CURLcode sf_easy_setopt_xferinfo_cb(CURL *h, sf_curl_xferinfo_cb v) {
   return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v);
 }

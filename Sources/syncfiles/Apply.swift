@@ -39,6 +39,12 @@ struct Apply: ParsableCommand {
   @Option(help: "Progress on stderr: auto (a live line on a terminal), always or never.") var progress: ProgressMode =
     .auto
   @Flag(help: "Print only problems (and the JSON object with --format json).") var quiet = false
+  @Flag(
+    name: [.short, .long],
+    help:
+      "Every request line and header and every response status and header on stderr; credentials and ${VAR} values as ***."
+  )
+  var verbose = false
   @Argument(help: "Manifest files or folders of manifests.") var paths: [String]
 
   func validate() throws {
@@ -97,6 +103,8 @@ struct Apply: ParsableCommand {
     let line = ProgressLine(live: live)
     if !quiet { options.log = { line.log($0) } }
     if live { options.tick = { line.show($0) } }
+    options.environment = NetworkEnvironment(environment: Runtime.environment)
+    if verbose { options.verbose = { line.log($0) } }
 
     let runner = Runner(
       plan: plan, manifests: set.manifests, journal: journal, plugins: plugins, options: options)

@@ -20,18 +20,30 @@ struct Plan: ParsableCommand {
   var remote = false
   @Option(help: "Only tasks matching ID (name/id or a glob); repeatable.") var only: [String] = []
   @Flag(help: "Plan as apply --force would: ignore schedules, not_before and backoff.") var force = false
+  @Flag(
+    name: [.short, .long],
+    help: "With --remote: every request and response header on stderr; credentials and ${VAR} values as ***.")
+  var verbose = false
   @Argument(help: "Manifest files or folders of manifests.") var paths: [String]
 
+  func validate() throws {
+    if verbose && !remote { throw ValidationError("--verbose shows the requests of --remote; plan alone sends none") }
+  }
+
   func run() throws {
-    try PlanOutput.run(paths: paths, session: session, options: PlanOptions(force: force, only: only), remote: remote)
+    try PlanOutput.run(
+      paths: paths, session: session, options: PlanOptions(force: force, only: only), remote: remote,
+      verbose: verbose)
   }
 }
 
 enum PlanOutput {
-  static func run(paths: [String], session: SessionOptions, options: PlanOptions, remote: Bool = false) throws {
+  static func run(
+    paths: [String], session: SessionOptions, options: PlanOptions, remote: Bool = false, verbose: Bool = false
+  ) throws {
     let now = try session.clock()
     let loaded = try LoadedSession.load(paths: paths, options: session)
-    let plan = loaded.plan(now: now, options: options, remote: remote)
+    let plan = loaded.plan(now: now, options: options, remote: remote, verbose: verbose)
     switch session.format {
     case .json: Output.result(PlanReport.json(plan).serialized())
     case .text: Output.result(PlanReport.text(plan))

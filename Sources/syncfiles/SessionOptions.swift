@@ -73,10 +73,15 @@ struct LoadedSession {
     return (set, path)
   }
 
-  func plan(now: Timestamp, options: PlanOptions, remote: Bool = false) -> SessionPlan {
+  func plan(now: Timestamp, options: PlanOptions, remote: Bool = false, verbose: Bool = false) -> SessionPlan {
     let facts = FactGatherer.gather(for: set.manifests, journal: journal.tasks, now: now)
     let plan = Planner.plan(
       manifests: set.manifests, journal: journal.tasks, facts: facts, options: options, journalPath: journalPath)
-    return remote ? Planner.refine(plan, journal: journal.tasks, facts: facts) : plan
+    guard remote else { return plan }
+    var probe = RemoteProbe.Options(parallel: plan.limits.parallel ?? Limits.defaultParallel)
+    probe.environment = NetworkEnvironment(environment: Runtime.environment)
+    if verbose { probe.verbose = { Output.error($0) } }
+    return Planner.refine(
+      plan, facts: facts, secrets: Secrets(all: set.manifests.map(\.secrets)), options: probe)
   }
 }

@@ -12,12 +12,26 @@ public struct TaskState: Sendable, Hashable {
     public var etag: String?
     public var lastModified: String?
     public var sha256: String?
-    public init(size: Int64, mtimeNs: Int64, etag: String? = nil, lastModified: String? = nil, sha256: String? = nil) {
+    /// `lastModified` was a strong date when received (journals before v1.1: false).
+    public var dateIsStrong: Bool
+    public init(
+      size: Int64, mtimeNs: Int64, etag: String? = nil, lastModified: String? = nil, sha256: String? = nil,
+      dateIsStrong: Bool = false
+    ) {
       self.size = size
       self.mtimeNs = mtimeNs
       self.etag = etag
       self.lastModified = lastModified
       self.sha256 = sha256
+      self.dateIsStrong = dateIsStrong
+    }
+    public var validators: Validators {
+      get { Validators(etag: etag, lastModified: lastModified, dateIsStrong: dateIsStrong) }
+      set {
+        etag = newValue.etag
+        lastModified = newValue.lastModified
+        dateIsStrong = newValue.dateIsStrong
+      }
     }
   }
 
@@ -28,14 +42,21 @@ public struct TaskState: Sendable, Hashable {
     public var totalBytes: Int64?
     public var etag: String?
     public var lastModified: String?
+    /// `lastModified` was a strong date when received (journals before v1.1: false).
+    public var dateIsStrong: Bool
     public init(
-      path: String, offset: Int64, totalBytes: Int64? = nil, etag: String? = nil, lastModified: String? = nil
+      path: String, offset: Int64, totalBytes: Int64? = nil, etag: String? = nil, lastModified: String? = nil,
+      dateIsStrong: Bool = false
     ) {
       self.path = path
       self.offset = offset
       self.totalBytes = totalBytes
       self.etag = etag
       self.lastModified = lastModified
+      self.dateIsStrong = dateIsStrong
+    }
+    public var validators: Validators {
+      Validators(etag: etag, lastModified: lastModified, dateIsStrong: dateIsStrong)
     }
   }
 
@@ -74,6 +95,7 @@ extension TaskState {
       if let e = i.etag { io.append(("etag", .string(e))) }
       if let l = i.lastModified { io.append(("last_modified", .string(l))) }
       if let s = i.sha256 { io.append(("sha256", .string(s))) }
+      if i.dateIsStrong { io.append(("lm_strong", .bool(true))) }
       o.append(("installed", .object(io)))
     }
     if let p = partial {
@@ -81,6 +103,7 @@ extension TaskState {
       if let t = p.totalBytes { po.append(("total", .int(t))) }
       if let e = p.etag { po.append(("etag", .string(e))) }
       if let l = p.lastModified { po.append(("last_modified", .string(l))) }
+      if p.dateIsStrong { po.append(("lm_strong", .bool(true))) }
       o.append(("partial", .object(po)))
     }
     if failures > 0 { o.append(("failures", .int(Int64(failures)))) }
@@ -102,12 +125,12 @@ extension TaskState {
     if let i = v["installed"], let size = i["size"]?.intValue, let m = i["mtime_ns"]?.intValue {
       installed = Installed(
         size: size, mtimeNs: m, etag: i["etag"]?.stringValue, lastModified: i["last_modified"]?.stringValue,
-        sha256: i["sha256"]?.stringValue)
+        sha256: i["sha256"]?.stringValue, dateIsStrong: i["lm_strong"]?.boolValue ?? false)
     }
     if let p = v["partial"], let path = p["path"]?.stringValue, let off = p["offset"]?.intValue {
       partial = Partial(
         path: path, offset: off, totalBytes: p["total"]?.intValue, etag: p["etag"]?.stringValue,
-        lastModified: p["last_modified"]?.stringValue)
+        lastModified: p["last_modified"]?.stringValue, dateIsStrong: p["lm_strong"]?.boolValue ?? false)
     }
     failures = Int(v["failures"]?.intValue ?? 0)
     backoffUntil = time("backoff_until")

@@ -20,6 +20,9 @@ struct FileFields {
   var stall: TimeSpan?
   var onChange: [String]?
   var verify: [VerifySpec]?
+  var tls: TLSOptions?
+  var proxy: ProxySetting?
+  var netrc: NetrcSetting?
   /// Where each key was written, for errors that involve two keys.
   var marks = Fields<SourceMark>()
 
@@ -39,6 +42,16 @@ struct FileFields {
     r.stall = stall ?? d.stall
     r.onChange = onChange ?? d.onChange
     r.verify = verify ?? d.verify
+    r.proxy = proxy ?? d.proxy
+    r.netrc = netrc ?? d.netrc
+    if let dt = d.tls {
+      var t = tls ?? TLSOptions()
+      t.caFile = t.caFile ?? dt.caFile
+      t.caPath = t.caPath ?? dt.caPath
+      t.clientCert = t.clientCert ?? dt.clientCert
+      t.clientKey = t.clientKey ?? dt.clientKey
+      r.tls = t
+    }
     if let dh = d.headers {
       let own = Set((headers ?? []).map { $0.name.lowercased() })
       r.headers = (headers ?? []) + dh.filter { !own.contains($0.name.lowercased()) }
@@ -311,6 +324,7 @@ extension ManifestDecoder {
     }
     if let p = f["on_change"] { r.onChange = command(p.value, label("on_change")) }
     if let p = f["verify"] { r.verify = decodeVerify(p.value, label("verify")) }
+    decodeNetwork(f, into: &r, label: label)
     return r
   }
 
@@ -510,6 +524,10 @@ extension ManifestDecoder {
     entry.mode = f.mode
     entry.onChange = f.onChange
     entry.verify = f.verify ?? []
+    entry.network.tls = f.tls ?? TLSOptions()
+    entry.network.proxy = f.proxy
+    entry.network.netrc = f.netrc
+    checkNetwork(entry, marks: f.marks)
     if entry.discretionary && manifest.conditions.isEmpty {
       warning(
         f.marks["discretionary"] ?? item.mark,

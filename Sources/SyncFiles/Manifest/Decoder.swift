@@ -78,6 +78,8 @@ struct ManifestDecoder {
   }
 
   mutating func error(_ mark: SourceMark?, _ message: String) { report(.error, mark, message) }
+  /// A value written in the manifest that must be masked like a `${VAR}` (a proxy password).
+  mutating func addSecret(_ value: String) { if value.count >= 4 { substituted.insert(value) } }
   mutating func warning(_ mark: SourceMark?, _ message: String) { report(.warning, mark, message) }
 
   /// A warning whose message is built only if it will be kept: a large

@@ -3,7 +3,7 @@ enum Keys {
   static let top = ["version", "name", "root", "journal", "defaults", "limits", "conditions", "hooks", "files"]
   static let file = [
     "id", "url", "mirrors", "destination", "expected_bytes", "max_bytes", "sha256", "schedule", "not_before",
-    "discretionary", "headers", "mode", "retry", "timeout", "on_change", "verify",
+    "discretionary", "headers", "mode", "retry", "timeout", "on_change", "verify", "tls", "proxy", "netrc",
   ]
   /// Keys that name one particular file and so cannot have a default.
   static let perFileOnly = ["id", "url", "mirrors", "destination", "sha256"]
@@ -14,6 +14,7 @@ enum Keys {
   static let conditions = ["window", "ac_power"]
   static let hooks = ["on_complete"]
   static let verify = ["plugin", "with"]
+  static let tls = ["ca_file", "ca_path", "client_cert", "client_key"]
 
   /// Where a key belongs when it is used in the wrong place.
   static func home(of key: String) -> String? {
@@ -22,6 +23,7 @@ enum Keys {
     if hooks.contains(key) { return "hooks" }
     if retry.contains(key) { return "retry" }
     if timeout.contains(key) { return "timeout" }
+    if tls.contains(key) { return "tls" }
     if file.contains(key) { return "a file entry (under files:)" }
     if top.contains(key) { return "the top level of the manifest" }
     return nil

@@ -74,6 +74,43 @@ public struct Header: Sendable, Hashable {
   public var value: ExpandedString
 }
 
+/// TLS settings of a file entry (`tls:`); absolute paths. Unset keys fall
+/// back to the environment as curl reads it, then the system store.
+public struct TLSOptions: Sendable, Hashable {
+  public var caFile: String? = nil
+  public var caPath: String? = nil
+  public var clientCert: String? = nil
+  public var clientKey: String? = nil
+  public init() {}
+  public var isEmpty: Bool { caFile == nil && caPath == nil && clientCert == nil && clientKey == nil }
+}
+
+/// `proxy:` of a file entry; absent means the environment decides.
+public enum ProxySetting: Sendable, Hashable {
+  /// `proxy: none`: no proxy, whatever the environment says.
+  case none
+  /// A proxy URL (credentials in it are secrets).
+  case url(ExpandedString)
+}
+
+/// `netrc:` of a file entry (absent or `false`: not read).
+public enum NetrcSetting: Sendable, Hashable {
+  /// `netrc: false`, also over a `defaults` that says true.
+  case off
+  /// `netrc: true`: `$NETRC`, else `~/.netrc`, read when the transfer starts.
+  case standard
+  /// `netrc: PATH` (absolute).
+  case file(String)
+}
+
+/// How a file entry's requests reach the server: TLS trust, proxy, credentials file.
+public struct NetworkOptions: Sendable, Hashable {
+  public var tls = TLSOptions()
+  public var proxy: ProxySetting? = nil
+  public var netrc: NetrcSetting? = nil
+  public init() {}
+}
+
 public struct VerifySpec: Sendable, Hashable {
   public var plugin: String
   public var with: JSONValue
@@ -105,6 +142,7 @@ public struct FileEntry: Sendable, Hashable {
   public var timeout = Timeouts()
   public var onChange: [String]? = nil
   public var verify: [VerifySpec] = []
+  public var network = NetworkOptions()
   /// Where the entry starts, and where its destination is written.
   public var mark: SourceMark
   public var destinationMark: SourceMark
@@ -179,13 +217,19 @@ public struct Secrets: Sendable, Hashable, CustomStringConvertible, CustomDebugS
 
   public init(_ values: Set<String> = []) { self.values = values }
 
+  /// The secrets of all these manifests, to mask in text that may touch any of them.
+  public init(all: [Secrets]) { values = all.reduce(into: []) { $0.formUnion($1.values) } }
+
   public var description: String { "<\(values.count) secret value(s)>" }
   public var debugDescription: String { description }
   public var customMirror: Mirror { Mirror(self, children: ["count": values.count]) }
 
-  public func redacting(_ text: String) -> String {
+  public func redacting(_ text: String) -> String { masking(text, with: "<redacted>") }
+
+  /// `text` with every secret value replaced by `mark`.
+  public func masking(_ text: String, with mark: String) -> String {
     var out = text
-    for value in values where out.contains(value) { out = out.replacingAll(value, with: "<redacted>") }
+    for value in values where out.contains(value) { out = out.replacingAll(value, with: mark) }
     return out
   }
 }

@@ -110,7 +110,7 @@ public enum Planner {
       } else if state?.installed != nil && !sourceChanged {
         download(&t, "destination deleted since install — will download again")
       } else {
-        download(&t, "destination missing")
+        download(&t, "destination missing" + weakPartialNote(state?.partial, facts: facts, partialPath))
       }
     } else if sourceChanged {
       download(&t, "manifest entry changed (url, destination or checks) since the last install — will download")
@@ -122,8 +122,10 @@ public enum Planner {
       t.action = .revalidate
       t.reason = "destination exists but is not in the journal: revalidate against its modification time"
       t.bytesToTransfer = 0
+      t.request = .revalidate(installed: nil, localMtime: dest!.mtimeNs / 1_000_000_000)
     } else {
       scheduled(&t, e.schedule, last: state?.lastSuccess ?? state?.lastCheck, now: now, force: options.force)
+      t.request = .revalidate(installed: state?.installed?.validators, localMtime: nil)
     }
 
     // When it is due next, after this run.
@@ -168,13 +170,23 @@ public enum Planner {
   }
 
   static func resume(_ t: inout PlannedTask, _ p: TaskState.Partial, size: Int64, prefix: String) {
+    guard let request = RequestPolicy.resume(size: size, held: p.validators) else { return }
     t.action = .resume
     t.resumeOffset = size
+    t.request = request
     let total = t.entry.expectedBytes ?? p.totalBytes
     let of = total.map { " of \(ByteSize.format($0))" } ?? ""
-    let validator = p.etag.map { isStrongETag($0) ? "ETag" : nil } ?? nil
-    t.reason = "\(prefix)partial \(ByteSize.format(size))\(of) held, resumable with \(validator ?? "Last-Modified")"
+    let validator = p.etag != nil ? "ETag" : "Last-Modified"
+    t.reason = "\(prefix)partial \(ByteSize.format(size))\(of) held, resumable with \(validator)"
     t.bytesToTransfer = total.map { max(0, $0 - size) }
+  }
+
+  /// Partial data that cannot be resumed, said in the reason of the download that replaces it.
+  static func weakPartialNote(_ p: TaskState.Partial?, facts: Facts, _ path: String) -> String {
+    guard let p, let f = facts.files[path], f.isRegular, f.size > 0, p.validators.ifRange == nil else { return "" }
+    let why = p.validators.hasWeakDate ? "a weak Last-Modified" : "no strong validator"
+    return
+      "; the \(ByteSize.format(f.size)) partial held was received under \(why) and cannot be resumed — will start over"
   }
 
   static func hold(_ t: inout PlannedTask, _ why: String, until: Timestamp?) {
@@ -185,23 +197,11 @@ public enum Planner {
   }
 
   /// Partial data that a resume can continue: the file exists, is not empty,
-  /// and was started under a validator `If-Range` can use (a strong ETag, or
-  /// Last-Modified when there is no ETag).
+  /// and was started under a validator `If-Range` can use (`Validators.ifRange`).
   static func resumable(_ p: TaskState.Partial?, fact: FileFact?) -> (TaskState.Partial, Int64)? {
-    guard let p, let fact, fact.isRegular, fact.size > 0,
-      ifRangeValidator(etag: p.etag, lastModified: p.lastModified) != nil
-    else { return nil }
+    guard let p, let fact, fact.isRegular, fact.size > 0, p.validators.ifRange != nil else { return nil }
     if let total = p.totalBytes, fact.size > total { return nil }
     return (p, fact.size)
-  }
-
-  static func isStrongETag(_ tag: String) -> Bool { !tag.hasPrefix("W/") }
-
-  /// What `If-Range` may carry for data received under these validators: a
-  /// strong ETag, or Last-Modified when there is no ETag; never a weak ETag.
-  public static func ifRangeValidator(etag: String?, lastModified: String?) -> String? {
-    guard let etag else { return lastModified }
-    return isStrongETag(etag) ? etag : nil
   }
 
   static func scheduled(_ t: inout PlannedTask, _ schedule: Schedule, last: Timestamp?, now: Timestamp, force: Bool) {

@@ -15,6 +15,8 @@ public struct PlannedTask: Sendable, Hashable {
   public var nextDue: Timestamp?
   /// The partial file a resume continues.
   public var partialPath: String
+  /// The request a first try sends (resume, conditional or whole).
+  public var request: RequestPolicy = .whole
 
   public var id: String { entry.qualifiedID }
   public var runs: Bool { action == .download || action == .resume || action == .revalidate }

@@ -8,7 +8,8 @@ public final class LibcurlSource: SourcePlugin {
   public init() {}
 
   public func makeTransport(_ options: TransportOptions) -> (any Transport)? {
-    TransferEngine(perHost: options.perHost, rate: options.rate)
+    TransferEngine(
+      perHost: options.perHost, rate: options.rate, environment: options.environment, verbose: options.verbose)
   }
 }
 

@@ -81,7 +81,7 @@ final class ExternalTransport: Transport, @unchecked Sendable {
     }
     result.partial = partial
     // Data held under no known version cannot be continued: start from 0.
-    if partial.size > 0 && spec.partialValidators?.ifRange == nil {
+    if partial.size > 0 && spec.request.ifRange == nil {
       do throws(InstallError) {
         try partial.truncate()
       } catch {
@@ -94,13 +94,15 @@ final class ExternalTransport: Transport, @unchecked Sendable {
 
     // What the plugin may compare against: the partial's version when
     // continuing it, else the installed file's (to answer not_modified).
-    var known: Validators? = offset > 0 ? spec.partialValidators : spec.current
-    if known == nil, offset == 0, let m = spec.currentModified {
-      known = Validators(etag: nil, lastModified: HTTPDate.format(Timestamp(seconds: m)))
-    }
     var validators: [(String, JSONValue)] = []
-    if let e = known?.etag { validators.append(("etag", .string(e))) }
-    if let l = known?.lastModified { validators.append(("last_modified", .string(l))) }
+    switch spec.request.condition {
+    case .resume(_, let held):
+      if let e = held.etag { validators.append(("etag", .string(e))) }
+      if let l = held.lastModified { validators.append(("last_modified", .string(l))) }
+    case .ifNoneMatch(let e, _): validators.append(("etag", .string(e)))
+    case .ifModifiedSince(let d): validators.append(("last_modified", .string(d)))
+    case .none: break
+    }
     let headers: [(String, JSONValue)] = spec.headers.map { line in
       let colon = line.firstIndex(of: ":") ?? line.endIndex
       let value = colon < line.endIndex ? String(line[line.index(after: colon)...]).trimmingWhitespace() : ""
@@ -173,11 +175,11 @@ final class ExternalTransport: Transport, @unchecked Sendable {
     }
     let etag = answer?["etag"]?.stringValue
     let lastModified = answer?["last_modified"]?.stringValue
-    let now = Validators(etag: etag, lastModified: lastModified)
-    result.etag = etag
-    result.lastModified = lastModified
+    // A plugin's validators are its own word (no Date to weigh them by).
+    let now = Validators(etag: etag, lastModified: lastModified, dateIsStrong: true)
+    result.validators = now
     // Bytes appended under another version than those held cannot be kept.
-    if offset > 0, result.received > 0, let before = spec.partialValidators?.ifRange, before != now.ifRange {
+    if offset > 0, result.received > 0, let before = spec.request.ifRange, before != now.ifRange {
       partial.discard()
       result.partial = nil
       result.outcome =
@@ -187,8 +189,7 @@ final class ExternalTransport: Transport, @unchecked Sendable {
     }
     if partial.size > 0 && now.ifRange != nil {
       let head = ResponseHead(
-        status: 0, etag: etag, lastModified: lastModified, totalBytes: answer?["size"]?.intValue, offset: offset,
-        restarted: false)
+        status: 0, validators: now, totalBytes: answer?["size"]?.intValue, offset: offset, restarted: false)
       result.head = head
       // The journal learns which version the partial's bytes belong to: they can be resumed.
       spec.onBody(head)

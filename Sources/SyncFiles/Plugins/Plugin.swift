@@ -35,6 +35,10 @@ public struct TransportOptions: Sendable {
   public var perHost: Int
   /// Aggregate bytes per second.
   public var rate: Int64?
+  /// CA bundle, CA folder and netrc file named by the environment.
+  public var environment = NetworkEnvironment()
+  /// `--verbose`: request and response headers, masked, to this log.
+  public var verbose: (@Sendable (String) -> Void)? = nil
   public init(perHost: Int, rate: Int64?) {
     self.perHost = perHost
     self.rate = rate

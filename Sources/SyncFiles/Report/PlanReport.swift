@@ -10,7 +10,7 @@ public enum PlanReport {
       let toMove = p.tasks[i].bytesToTransfer
       if runs && toMove == nil { unknown += 1 }
       let bytes = runs ? (toMove.map(ByteSize.format) ?? "?") : "-"
-      table.rows.append([p.tasks[i].entry.qualifiedID, p.tasks[i].action.rawValue, bytes, p.tasks[i].reason])
+      table.rows.append([p.tasks[i].entry.qualifiedID, p.tasks[i].action.rawValue, bytes, why(p.tasks[i])])
     }
     var out = p.tasks.isEmpty ? "no tasks\n" : table.render() + "\n"
     let byAction = p.counts
@@ -35,6 +35,12 @@ public enum PlanReport {
     return out
   }
 
+  /// The reason, and for a revalidation that cannot be conditional, why not.
+  static func why(_ t: PlannedTask) -> String {
+    guard t.action == .revalidate, !t.request.isConditional else { return t.reason }
+    return t.reason + "; " + t.request.note
+  }
+
   public static func json(_ p: SessionPlan) -> JSONValue {
     func time(_ t: Timestamp?) -> JSONValue { t.map { .string($0.rfc3339) } ?? .null }
     func int(_ v: Int64?) -> JSONValue { v.map(JSONValue.int) ?? .null }
@@ -42,7 +48,8 @@ public enum PlanReport {
       .object([
         ("id", .string(t.id)), ("url", .string(t.entry.url.display)),
         ("destination", .string(t.entry.destinationPath)), ("action", .string(t.action.rawValue)),
-        ("reason", .string(t.reason)), ("resume_offset", .int(t.resumeOffset)),
+        ("reason", .string(why(t))), ("request", t.runs ? .string(t.request.note) : .null),
+        ("resume_offset", .int(t.resumeOffset)),
         ("expected_bytes", int(t.entry.expectedBytes)), ("bytes_to_transfer", int(t.bytesToTransfer)),
         ("next_due", time(t.nextDue)),
       ])

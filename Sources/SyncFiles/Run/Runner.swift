@@ -13,6 +13,10 @@ public struct RunOptions: Sendable {
   public var groupCommit = true
   public var hookTimeout: Double = 600
   public var verifyTimeout: Double = 600
+  /// CA bundle, CA folder and netrc file named by the environment.
+  public var environment = NetworkEnvironment()
+  /// `--verbose`: every request and response header, secrets as `***`.
+  public var verbose: (@Sendable (String) -> Void)? = nil
   /// Plain log lines (stderr in the CLI).
   public var log: @Sendable (String) -> Void = { _ in }
   /// Called about five times a second while transfers run (a live progress line).
@@ -106,7 +110,7 @@ public final class Runner: @unchecked Sendable {
     var resumable: Bool { partialValidators?.ifRange != nil }
     var restarts = 0
     /// Validators of the complete transfer, for the journal once installed.
-    var pendingValidators: (String?, String?) = (nil, nil)
+    var pendingValidators: Validators?
     var report: TaskReport
     var host: String { urls[urlIndex].host }
   }
@@ -360,7 +364,10 @@ public final class Runner: @unchecked Sendable {
     }
     let key = ObjectIdentifier(source)
     if let t = transports[key] { return t }
-    guard let t = source.makeTransport(TransportOptions(perHost: options.perHost, rate: options.rate)) else {
+    var transportOptions = TransportOptions(perHost: options.perHost, rate: options.rate)
+    transportOptions.environment = options.environment
+    transportOptions.verbose = options.verbose
+    guard let t = source.makeTransport(transportOptions) else {
       fail(i, "the \(url.scheme): source could not start", retryable: false)
       return nil
     }
@@ -369,26 +376,25 @@ public final class Runner: @unchecked Sendable {
   }
 
   /// Opens what a transfer needs: the partial being resumed (re-hashed once),
-  /// the validators to send. Nil when the task failed before any request.
+  /// the request to send. Nil when the task failed before any request.
   func prepare(_ i: Int) -> TransferSpec? {
     let t = jobs[i].task
     let e = t.entry
     let url = jobs[i].urls[jobs[i].urlIndex]
-    let fact = FactGatherer.fact(at: e.destinationPath)
-    if let f = fact, !f.isRegular {
+    if let f = FactGatherer.fact(at: e.destinationPath), !f.isRegular {
       fail(i, "\(e.destinationPath) exists and is not a regular file; refusing to replace it", retryable: false)
       return nil
     }
-    let state = journal.state(t.id)
     let root = manifests[jobs[i].manifest].root
-    let relative = e.destination
     // A resume planned from a partial held since an earlier run: open and re-hash it once.
-    if jobs[i].partial == nil && t.action == .resume && jobs[i].report.attempts == 0, let p = state.partial {
+    if jobs[i].partial == nil && t.action == .resume && jobs[i].report.attempts == 0,
+      let held = journal.state(t.id).partial
+    {
       do {
-        let partial = try PartialFile(root: root, relative: relative, resume: true)
+        let partial = try PartialFile(root: root, relative: e.destination, resume: true)
         if partial.size > 0 && partial.hashExisting(into: jobs[i].hasher) {
           jobs[i].partial = partial
-          jobs[i].partialValidators = Validators(etag: p.etag, lastModified: p.lastModified)
+          jobs[i].partialValidators = held.validators
         } else {
           partial.discard()
           jobs[i].hasher.reset()
@@ -398,36 +404,41 @@ public final class Runner: @unchecked Sendable {
         return nil
       }
     }
-    let fp = Planner.fingerprint(e)
-    let id = t.id
-    let partialPath = PartialFile.path(for: e.destinationPath)
     var spec = TransferSpec(
-      id: id, url: url.text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
-      scheme: url.scheme, root: root, relative: relative, partial: jobs[i].partial,
+      id: t.id, url: url.text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
+      scheme: url.scheme, root: root, relative: e.destination, partial: jobs[i].partial,
       hasher: jobs[i].hasher, connectTimeout: e.timeout.connect, stall: e.timeout.stall,
-      onBody: { [journal] head in
-        // Before the partial holds a byte of this version, the journal knows its validators.
-        journal.update(id) { s in
-          if s.fingerprint == nil { s.fingerprint = fp }
-          s.partial = TaskState.Partial(
-            path: partialPath, offset: head.offset, totalBytes: head.totalBytes, etag: head.etag,
-            lastModified: head.lastModified)
-        }
-      })
+      onBody: journalPartial(t))
     spec.maxBytes = e.maxBytes
-    if let p = jobs[i].partial, p.size > 0, jobs[i].resumable {
-      spec.partialValidators = jobs[i].partialValidators
-    } else if t.action == .revalidate || fact != nil {
-      // The source sends the file only if it changed since what is installed.
-      let inst = state.fingerprint == fp ? state.installed : nil
-      if let inst, let f = fact, f.size == inst.size, f.mtimeNs == inst.mtimeNs {
-        spec.current = Validators(etag: inst.etag, lastModified: inst.lastModified)
-      } else if t.action == .revalidate, inst == nil, let f = fact {
-        // Present but unknown to the journal: compare against its modification time.
-        spec.currentModified = f.mtimeNs / 1_000_000_000
+    spec.network = e.network
+    spec.secrets = manifests[jobs[i].manifest].secrets
+    spec.request = request(i)
+    return spec
+  }
+
+  /// The request of the next try: the plan's, unless this run holds partial
+  /// data (continued only under a version `If-Range` can name).
+  func request(_ i: Int) -> RequestPolicy {
+    guard let p = jobs[i].partial, p.size > 0, let held = jobs[i].partialValidators else {
+      if case .resume = jobs[i].task.request.condition { return .whole }
+      return jobs[i].task.request
+    }
+    return RequestPolicy.resume(size: p.size, held: held) ?? .whole
+  }
+
+  /// Before the partial holds a byte of a version, the journal knows that version.
+  func journalPartial(_ t: PlannedTask) -> @Sendable (ResponseHead) -> Void {
+    let fp = Planner.fingerprint(t.entry)
+    let id = t.id
+    let partialPath = PartialFile.path(for: t.entry.destinationPath)
+    return { [journal] head in
+      journal.update(id) { s in
+        if s.fingerprint == nil { s.fingerprint = fp }
+        s.partial = TaskState.Partial(
+          path: partialPath, offset: head.offset, totalBytes: head.totalBytes, etag: head.validators.etag,
+          lastModified: head.validators.lastModified, dateIsStrong: head.validators.dateIsStrong)
       }
     }
-    return spec
   }
 
   enum Next {
@@ -446,21 +457,19 @@ public final class Runner: @unchecked Sendable {
     jobs[i].report.bytesTransferred += r.received
     if r.received > 0 && r.resumedFrom > 0 { jobs[i].report.resumedFrom = r.resumedFrom }
     if r.status != 0 { jobs[i].report.httpStatus = r.status }
-    if let h = r.head {
-      jobs[i].partialValidators = Validators(etag: h.etag, lastModified: h.lastModified)
-    }
+    if let h = r.head { jobs[i].partialValidators = h.validators }
     let e = jobs[i].task.entry
     switch r.outcome {
     case .complete:
-      return verify(i, head: r.head, etag: r.etag, lastModified: r.lastModified)
+      return verify(i, head: r.head, validators: r.validators)
     case .notModified:
-      unchanged(i, etag: r.etag, lastModified: r.lastModified)
+      unchanged(i, validators: r.validators)
       return .done
     case .rangeNotSatisfiable(let total):
       // The partial may already hold the whole file; check it rather than trust an error body.
       let known = total ?? journal.state(jobs[i].task.id).partial?.totalBytes
       if let p = jobs[i].partial, let known, p.size == known {
-        return verify(i, head: nil, etag: nil, lastModified: nil)
+        return verify(i, head: nil, validators: jobs[i].partialValidators)
       }
       return startOver(i, "the server cannot continue the partial (416); starting over")
     case .restart(let why):
@@ -540,7 +549,7 @@ public final class Runner: @unchecked Sendable {
 
   /// A complete partial: every verifier that applies (size, sha256, the
   /// entry's `verify:` plugins), then to the installer.
-  func verify(_ i: Int, head: ResponseHead?, etag: String?, lastModified: String?) -> Next {
+  func verify(_ i: Int, head: ResponseHead?, validators: Validators?) -> Next {
     guard let p = jobs[i].partial else {
       fail(i, "the transfer completed without a partial file", retryable: true)
       return .done
@@ -564,9 +573,25 @@ public final class Runner: @unchecked Sendable {
         return .done
       }
     }
-    jobs[i].pendingValidators = (etag ?? head?.etag, lastModified ?? head?.lastModified)
+    jobs[i].pendingValidators = validators ?? head?.validators
+    if sameAsInstalled(i, digest: digest, size: p.size) {
+      // The same bytes again (a weak date's unconditional check, or a lost journal): nothing changes.
+      discardPartial(i)
+      unchanged(i, validators: jobs[i].pendingValidators)
+      return .done
+    }
     jobs[i].partial = nil
     return .install(InstallQueue.Item(index: i, partial: p, mode: e.mode))
+  }
+
+  /// The destination already holds exactly these bytes: the journal's record
+  /// of it still matches the file, and its digest is this one.
+  func sameAsInstalled(_ i: Int, digest: String, size: Int64) -> Bool {
+    let e = jobs[i].task.entry
+    guard let inst = journal.state(e.qualifiedID).installed, inst.sha256 == digest, inst.size == size,
+      let f = FactGatherer.fact(at: e.destinationPath), f.isRegular, f.size == inst.size, f.mtimeNs == inst.mtimeNs
+    else { return false }
+    return true
   }
 
   func installed(_ d: InstallQueue.Done) {
@@ -580,7 +605,7 @@ public final class Runner: @unchecked Sendable {
     let now = Timestamp.current()
     let previous = journal.state(e.qualifiedID).installed?.sha256
     let digest = jobs[i].report.sha256
-    let (etag, lastModified) = jobs[i].pendingValidators
+    let v = jobs[i].pendingValidators
     journal.update(e.qualifiedID) { s in
       s.fingerprint = Planner.fingerprint(e)
       s.lastCheck = now
@@ -594,7 +619,8 @@ public final class Runner: @unchecked Sendable {
       s.backoffUntil = nil
       if let f = d.fact {
         s.installed = TaskState.Installed(
-          size: f.size, mtimeNs: f.mtimeNs, etag: etag, lastModified: lastModified, sha256: digest)
+          size: f.size, mtimeNs: f.mtimeNs, etag: v?.etag, lastModified: v?.lastModified, sha256: digest,
+          dateIsStrong: v?.dateIsStrong ?? false)
       }
     }
     jobs[i].report.outcome = .installed
@@ -605,7 +631,7 @@ public final class Runner: @unchecked Sendable {
     options.log(line + ")")
   }
 
-  func unchanged(_ i: Int, etag: String?, lastModified: String?) {
+  func unchanged(_ i: Int, validators v: Validators?) {
     let e = jobs[i].task.entry
     let now = Timestamp.current()
     let fact = FactGatherer.fact(at: e.destinationPath)
@@ -622,11 +648,16 @@ public final class Runner: @unchecked Sendable {
       s.failures = 0
       s.backoffUntil = nil
       if var inst = s.installed {
-        if let etag { inst.etag = etag }
-        if let lastModified { inst.lastModified = lastModified }
+        if let e = v?.etag { inst.etag = e }
+        if let v, v.lastModified != nil {
+          inst.lastModified = v.lastModified
+          inst.dateIsStrong = v.dateIsStrong
+        }
         s.installed = inst
       } else if let f = fact {
-        s.installed = TaskState.Installed(size: f.size, mtimeNs: f.mtimeNs, etag: etag, lastModified: lastModified)
+        s.installed = TaskState.Installed(
+          size: f.size, mtimeNs: f.mtimeNs, etag: v?.etag, lastModified: v?.lastModified,
+          dateIsStrong: v?.dateIsStrong ?? false)
       }
     }
     jobs[i].report.outcome = .unchanged

@@ -25,6 +25,11 @@ extension JSONValue {
     return nil
   }
 
+  public var boolValue: Bool? {
+    if case .bool(let b) = self { return b }
+    return nil
+  }
+
   public var intValue: Int64? {
     switch self {
     case .int(let i): return i

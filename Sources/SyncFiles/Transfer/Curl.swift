@@ -17,16 +17,36 @@ final class EasyRequest {
   /// Response header lines of the last response (after redirects, only the final one is kept).
   var headers: [String] = []
   private var strings: [UnsafeMutablePointer<CChar>] = []
+  /// `CURLOPT_ERRORBUFFER`: libcurl's own words on a failure (why a handshake failed).
+  let errorBuffer: UnsafeMutablePointer<CChar>
+  /// `--verbose`: where the debug callback writes; alive as long as the handle.
+  var verbose: VerboseSink?
 
   init?() {
     guard CurlGlobal.ready, let h = curl_easy_init() else { return nil }
     handle = h
+    errorBuffer = .allocate(capacity: Int(sf_error_size))
+    errorBuffer.initialize(repeating: 0, count: Int(sf_error_size))
   }
 
   deinit {
     curl_easy_cleanup(handle)
     if let headerList { curl_slist_free_all(headerList) }
     for s in strings { free(s) }
+    errorBuffer.deallocate()
+  }
+
+  /// A string option, or nil to unset it (libcurl's default is dropped).
+  func set(_ option: CURLoption, _ value: String?) {
+    guard let value else {
+      _ = sf_easy_setopt_string(handle, option, nil)
+      return
+    }
+    set(option, value)
+  }
+
+  func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer) {
+    _ = sf_easy_setopt_pointer(handle, option, pointer)
   }
 
   func set(_ option: CURLoption, _ value: Int) {

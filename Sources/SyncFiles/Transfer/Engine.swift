@@ -22,12 +22,12 @@ public struct TransferSpec: @unchecked Sendable {
   public var partial: PartialFile?
   /// Hashes every byte of the partial, those held before included.
   public var hasher: SHA256Hasher
-  /// Validators the partial's bytes were written under: a resume may only continue that version.
-  public var partialValidators: Validators?
-  /// Validators of the installed file, for a conditional request ("send it only if changed").
-  public var current: Validators?
-  /// Modification time (seconds since the epoch) of an installed file the journal does not know.
-  public var currentModified: Int64?
+  /// What to ask for: a resume, a conditional request or the whole file.
+  public var request: RequestPolicy = .whole
+  /// TLS trust, proxy and netrc of the entry.
+  public var network = NetworkOptions()
+  /// Values to mask in `--verbose` output.
+  public var secrets = Secrets()
   public var maxBytes: Int64?
   public var connectTimeout: TimeSpan
   public var stall: TimeSpan
@@ -55,26 +55,11 @@ public struct TransferSpec: @unchecked Sendable {
   }
 }
 
-/// What identifies one version of a remote file.
-public struct Validators: Sendable, Hashable {
-  public var etag: String?
-  public var lastModified: String?
-
-  public init(etag: String?, lastModified: String?) {
-    self.etag = etag
-    self.lastModified = lastModified
-  }
-
-  /// What `If-Range` may carry (a strong ETag, else a Last-Modified date); nil
-  /// when neither exists, and then data held cannot be proven to be this version.
-  public var ifRange: String? { Planner.ifRangeValidator(etag: etag, lastModified: lastModified) }
-}
-
 /// The response a body belongs to.
 public struct ResponseHead: Sendable {
   public var status: Int
-  public var etag: String?
-  public var lastModified: String?
+  /// The version the body is of (with the strength of its date).
+  public var validators: Validators
   /// Size of the whole file, when the server says.
   public var totalBytes: Int64?
   /// Where this body starts in the file.
@@ -109,8 +94,7 @@ public struct TransferResult: @unchecked Sendable {
   public var resumedFrom: Int64 = 0
   public var head: ResponseHead?
   /// Validators of the final response, also for 304s.
-  public var etag: String?
-  public var lastModified: String?
+  public var validators: Validators?
   /// The partial (open) if one was created or resumed.
   public var partial: PartialFile?
   public var hasher: SHA256Hasher
@@ -133,11 +117,20 @@ public final class TransferEngine: @unchecked Sendable {
   private let multi: UnsafeMutableRawPointer
   private var active: [UnsafeMutableRawPointer: Transfer] = [:]
 
-  /// `perHost` caps connections per host; `rate` (bytes/s) is shared by all transfers.
-  public init?(perHost: Int, rate: Int64?) {
+  let environment: NetworkEnvironment
+  let verbose: (@Sendable (String) -> Void)?
+
+  /// `perHost` caps connections per host (HTTP/2 streams are capped by the
+  /// runner's scheduler); `rate` (bytes/s) is shared by all transfers.
+  public init?(
+    perHost: Int, rate: Int64?, environment: NetworkEnvironment = NetworkEnvironment(),
+    verbose: (@Sendable (String) -> Void)? = nil
+  ) {
     guard CurlGlobal.ready, let m = curl_multi_init() else { return nil }
     multi = m
     rateLimit = rate
+    self.environment = environment
+    self.verbose = verbose
     _ = sf_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, perHost)
     _ = sf_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
     startThread { [self] in loop() }
@@ -213,25 +206,19 @@ public final class TransferEngine: @unchecked Sendable {
     }
     t.reset(easy: easy, hops: hops)
     let s = t.spec
-    easy.set(CURLOPT_URL, url)
-    easy.set(CURLOPT_PROTOCOLS_STR, s.isFile ? "file" : "http,https")
-    // Redirects are followed here, not by libcurl: manifest headers must not reach another origin.
-    easy.set(CURLOPT_FOLLOWLOCATION, 0)
-    easy.set(CURLOPT_NOSIGNAL, 1)
-    easy.set(CURLOPT_SSL_VERIFYPEER, 1)
-    easy.set(CURLOPT_SSL_VERIFYHOST, 2)
-    easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(s.connectTimeout.seconds * 1000))
+    easy.configure(
+      url: url, entryOrigin: RemoteProbe.origin(of: s.url), isFile: s.isFile, network: s.network,
+      environment: environment, connectTimeout: s.connectTimeout)
+    if let verbose { easy.trace(VerboseSink(id: s.id, secrets: s.secrets, log: verbose)) }
     easy.set(CURLOPT_LOW_SPEED_LIMIT, 1024)
     easy.set(CURLOPT_LOW_SPEED_TIME, Int(s.stall.seconds))
-    easy.set(CURLOPT_USERAGENT, "syncfiles/\(Runtime.version)")
     // Under a rate cap, smaller reads keep the pacing smooth.
     easy.set(CURLOPT_BUFFERSIZE, rateLimit.map { Int(min(max($0 / 16, 16 * 1024), 256 * 1024)) } ?? 256 * 1024)
     if s.isFile {
       easy.set(CURLOPT_FILETIME, 1)
-      let since = s.current.map { $0.lastModified.flatMap(HTTPDate.parse)?.seconds } ?? s.currentModified
-      if let t = since {
+      if case .ifModifiedSince(let d) = s.request.condition, let since = HTTPDate.parse(d) {
         easy.set(CURLOPT_TIMECONDITION, Int(CURL_TIMECOND_IFMODSINCE.rawValue))
-        _ = sf_easy_setopt_off(easy.handle, CURLOPT_TIMEVALUE_LARGE, curl_off_t(t))
+        _ = sf_easy_setopt_off(easy.handle, CURLOPT_TIMEVALUE_LARGE, curl_off_t(since.seconds))
       }
     } else {
       var lines = ["Accept-Encoding: identity"]
@@ -239,18 +226,9 @@ public final class TransferEngine: @unchecked Sendable {
       if !s.headers.isEmpty && (url == s.url || RemoteProbe.origin(of: url) == RemoteProbe.origin(of: s.url)) {
         lines += s.headers
       }
-      if let p = t.partial, p.size > 0, let v = s.partialValidators?.ifRange {
-        lines.append("Range: bytes=\(p.size)-")
-        lines.append("If-Range: \(v)")
-      } else if let c = s.current {
-        if let e = c.etag {
-          lines.append("If-None-Match: \(e)")
-        } else if let d = c.lastModified {
-          lines.append("If-Modified-Since: \(d)")
-        }
-      } else if let m = s.currentModified {
-        lines.append("If-Modified-Since: \(HTTPDate.format(Timestamp(seconds: m)))")
-      }
+      // A resume needs data to continue; without it the whole file is asked for.
+      let size = t.partial?.size ?? 0
+      if s.request.ifRange == nil || size > 0 { lines += s.request.headerLines(partialSize: size) }
       easy.setHeaders(lines)
     }
     let me = Unmanaged.passUnretained(t).toOpaque()
@@ -317,16 +295,21 @@ public final class TransferEngine: @unchecked Sendable {
     let unmet = easy.info(CURLINFO_CONDITION_UNMET)
     let fileTime = easy.infoOff(CURLINFO_FILETIME_T)
     if t.spec.isFile && fileTime >= 0 {
-      t.lastModified = HTTPDate.format(Timestamp(seconds: fileTime))
+      // A local file's time is as strong as it is old: the same rule, with now as the date.
+      let lm = HTTPDate.format(Timestamp(seconds: fileTime))
+      t.validators = Validators(etag: nil, lastModified: lm, date: HTTPDate.format(Timestamp.current()))
     }
     if let failure = t.failure { return finish(t, failure) }
-    if code != CURLE_OK { return finish(t, Self.outcome(for: code)) }
+    if code != CURLE_OK { return finish(t, CurlFailure.outcome(code: code, easy: easy)) }
     if t.spec.isFile {
       return finish(t, unmet != 0 ? .notModified : .complete)
     }
     switch status {
     case 200, 206:
       finish(t, .complete)
+    case 304 where !t.spec.request.isConditional:
+      // Nothing was asked to be compared: such a 304 says nothing about the file (SPEC §8.2).
+      finish(t, .failed("the server answered 304 Not Modified to a request that was not conditional", retryable: true))
     case 304:
       finish(t, .notModified)
     case 416:
@@ -350,18 +333,6 @@ public final class TransferEngine: @unchecked Sendable {
       finish(t, .failed("unexpected HTTP status \(status)", retryable: false))
     }
   }
-
-  static func outcome(for code: CURLcode) -> TransferOutcome {
-    let text = String(cString: curl_easy_strerror(code))
-    switch code {
-    case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_FILE_COULDNT_READ_FILE,
-      CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_REMOTE_FILE_NOT_FOUND,
-      CURLE_TOO_MANY_REDIRECTS:
-      return .failed(text, retryable: false)
-    default:
-      return .failed(text, retryable: true)
-    }
-  }
 }
 
 /// Per-transfer state, confined to the engine thread.
@@ -380,8 +351,7 @@ final class Transfer {
   var resumedFrom: Int64 = 0
   var head: ResponseHead?
   var failure: TransferOutcome?
-  var etag: String?
-  var lastModified: String?
+  var validators: Validators?
   var rangeTotal: Int64?
   var retryAfter: Int64?
 
@@ -404,7 +374,7 @@ final class Transfer {
   func result(_ outcome: TransferOutcome) -> TransferResult {
     TransferResult(
       id: spec.id, outcome: outcome, status: status, received: received, resumedFrom: resumedFrom, head: head,
-      etag: etag, lastModified: lastModified, partial: partial, hasher: spec.hasher)
+      validators: validators, partial: partial, hasher: spec.hasher)
   }
 
   func header(_ name: String) -> String? { headerValue(name, in: headerLines) }
@@ -413,8 +383,9 @@ final class Transfer {
   /// Returns false to abort the transfer (`failure` says why).
   func decide() -> Bool {
     decided = true
-    etag = header("ETag")
-    if !spec.isFile { lastModified = header("Last-Modified") }
+    if !spec.isFile {
+      validators = Validators(etag: header("ETag"), lastModified: header("Last-Modified"), date: header("Date"))
+    }
     let length = header("Content-Length").flatMap { Int64($0) }
     if let ra = header("Retry-After") { retryAfter = HTTPDate.retryAfter(ra) }
     if status == 416, let cr = header("Content-Range") { rangeTotal = ContentRange.parse(cr)?.total }
@@ -433,8 +404,8 @@ final class Transfer {
         failure = .restart("the server resumed at byte \(cr.start) instead of \(p.size); starting over")
         return false
       }
-      if let sent = spec.partialValidators?.ifRange, sent.hasPrefix("\""), let now = etag, now != sent {
-        failure = .restart("the server's ETag changed during a resume; starting over")
+      if let sent = spec.request.ifRange, let now = validators, !Self.sameVersion(sent: sent, now) {
+        failure = .restart("the server's version changed during a resume (If-Range was not honoured); starting over")
         return false
       }
       offset = cr.start
@@ -464,11 +435,18 @@ final class Transfer {
     }
     resumedFrom = offset
     let h = ResponseHead(
-      status: status, etag: etag, lastModified: lastModified, totalBytes: total, offset: offset, restarted: restarted)
+      status: status, validators: validators ?? Validators(etag: nil, lastModified: nil, dateIsStrong: false),
+      totalBytes: total, offset: offset, restarted: restarted)
     head = h
     spec.onBody(h)
     writing = true
     return true
+  }
+
+  /// A 206 is of the version `If-Range` named: the same ETag, or the same date when a date was sent.
+  static func sameVersion(sent: String, _ now: Validators) -> Bool {
+    if sent.hasPrefix("\"") { return now.etag.map { $0 == sent } ?? true }
+    return now.lastModified.map { $0 == sent } ?? true
   }
 
   /// Body bytes: counted, capped by max_bytes, hashed and appended to the partial.
@@ -543,37 +521,5 @@ enum ContentRange {
       return nil
     }
     return (start, end, total)
-  }
-}
-
-/// HTTP dates (RFC 9110 IMF-fixdate) and `Retry-After`.
-public enum HTTPDate {
-  static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-  static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-  public static func format(_ t: Timestamp) -> String {
-    let c = t.civil
-    func p(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-    return
-      "\(days[c.weekday]), \(p(c.day)) \(months[c.month - 1]) \(c.year) \(p(c.hour)):\(p(c.minute)):\(p(c.second)) GMT"
-  }
-
-  /// Parses `Sun, 06 Nov 1994 08:49:37 GMT`.
-  public static func parse(_ text: String) -> Timestamp? {
-    let f = text.split(separator: " ")
-    guard f.count == 6, f[5] == "GMT", let day = Int(f[1]), let m = months.firstIndex(of: String(f[2])),
-      let year = Int(f[3])
-    else { return nil }
-    let hms = f[4].split(separator: ":").compactMap { Int($0) }
-    guard hms.count == 3, (1...31).contains(day), (0...23).contains(hms[0]), (0...59).contains(hms[1]),
-      (0...60).contains(hms[2])
-    else { return nil }
-    return Timestamp(year: year, month: m + 1, day: day, hour: hms[0], minute: hms[1], second: hms[2])
-  }
-
-  /// `Retry-After` as seconds from now: delta-seconds or an HTTP date.
-  static func retryAfter(_ text: String, now: Timestamp = Timestamp.current()) -> Int64? {
-    if let s = Int64(text), s >= 0 { return s }
-    return parse(text).map { max(0, $0.seconds - now.seconds) }
   }
 }

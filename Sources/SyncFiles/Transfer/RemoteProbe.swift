@@ -9,8 +9,7 @@ public struct RemoteFact: Sendable, Hashable {
   /// HTTP status of the final response (0 for file: URLs or when none arrived).
   public var status: Int
   public var contentLength: Int64?
-  public var etag: String?
-  public var lastModified: String?
+  public var validators = Validators(etag: nil, lastModified: nil, dateIsStrong: false)
   /// Why the check failed, when it did.
   public var error: String?
 }
@@ -25,15 +24,24 @@ public enum RemoteProbe {
     public var id: String
     public var url: SourceURL
     public var headers: [Header]
-    /// Conditional validators to send.
-    public var ifNoneMatch: String?
-    public var ifModifiedSince: String?
+    /// The task's request policy: its conditions are sent (never its Range).
+    public var policy: RequestPolicy
     public var connectTimeout: TimeSpan
+    public var network: NetworkOptions
+    public var secrets: Secrets
   }
 
-  public static func probe(_ requests: [Request], parallel: Int, timeout: TimeSpan = .seconds(30)) -> [String:
-    RemoteFact]
-  {
+  /// How the probe reaches servers, as `apply` does.
+  public struct Options: Sendable {
+    public var parallel: Int
+    public var timeout: TimeSpan = .seconds(30)
+    public var environment = NetworkEnvironment()
+    public var verbose: (@Sendable (String) -> Void)? = nil
+    public init(parallel: Int) { self.parallel = parallel }
+  }
+
+  public static func probe(_ requests: [Request], options: Options) -> [String: RemoteFact] {
+    let parallel = options.parallel
     var results: [String: RemoteFact] = [:]
     guard CurlGlobal.ready, let multi = curl_multi_init() else {
       for r in requests { results[r.id] = RemoteFact(status: 0, error: "libcurl could not start") }
@@ -56,23 +64,22 @@ public enum RemoteProbe {
         return
       }
       let isFile = r.url.scheme == "file"
-      easy.set(CURLOPT_URL, url)
+      easy.configure(
+        url: url, entryOrigin: origin(of: r.url.text.revealed), isFile: isFile, network: r.network,
+        environment: options.environment, connectTimeout: r.connectTimeout)
+      if let log = options.verbose { easy.trace(VerboseSink(id: r.id, secrets: r.secrets, log: log)) }
       easy.set(CURLOPT_NOBODY, 1)
-      easy.set(CURLOPT_FOLLOWLOCATION, 0)
-      easy.set(CURLOPT_PROTOCOLS_STR, isFile ? "file" : "http,https")
-      easy.set(CURLOPT_NOSIGNAL, 1)
-      easy.set(CURLOPT_CONNECTTIMEOUT, Int(r.connectTimeout.seconds))
-      easy.set(CURLOPT_TIMEOUT, Int(timeout.seconds))
-      easy.set(CURLOPT_ACCEPT_ENCODING, "identity")
-      easy.set(CURLOPT_USERAGENT, "syncfiles/\(Runtime.version)")
+      easy.set(CURLOPT_TIMEOUT, Int(options.timeout.seconds))
       if !isFile {
-        var lines: [String] = []
+        var lines = ["Accept-Encoding: identity"]
         // Manifest headers go only to the origin of the task's own URL.
-        if origin(of: url) == r.url.origin {
+        if origin(of: url) == origin(of: r.url.text.revealed) {
           lines += r.headers.map { "\($0.name): \($0.value.revealed)" }
         }
-        if let e = r.ifNoneMatch { lines.append("If-None-Match: \(e)") }
-        if let d = r.ifModifiedSince, r.ifNoneMatch == nil { lines.append("If-Modified-Since: \(d)") }
+        // The conditions of the task's request; a resume's Range is not asked for by a HEAD.
+        var policy = r.policy
+        if case .resume = policy.condition { policy.condition = .none }
+        lines += policy.headerLines(partialSize: 0)
         easy.setHeaders(lines)
       }
       _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_HEADERFUNCTION, headerCallback)
@@ -100,8 +107,9 @@ public enum RemoteProbe {
         active[handle] = nil
         let r = a.request
         if code != CURLE_OK {
-          let text = String(cString: curl_easy_strerror(code))
-          results[r.id] = RemoteFact(status: 0, error: text)
+          if case .failed(let text, _) = CurlFailure.outcome(code: code, easy: a.easy) {
+            results[r.id] = RemoteFact(status: 0, error: text)
+          }
           continue
         }
         let status = a.easy.info(CURLINFO_RESPONSE_CODE)
@@ -117,8 +125,9 @@ public enum RemoteProbe {
         }
         let length = a.easy.infoOff(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T)
         var fact = RemoteFact(
-          status: status, contentLength: length >= 0 ? length : nil, etag: a.easy.header("ETag"),
-          lastModified: a.easy.header("Last-Modified"))
+          status: status, contentLength: length >= 0 ? length : nil,
+          validators: Validators(
+            etag: a.easy.header("ETag"), lastModified: a.easy.header("Last-Modified"), date: a.easy.header("Date")))
         if status >= 400 { fact.error = "HTTP \(status)" }
         results[r.id] = fact
       }
@@ -153,25 +162,17 @@ extension Planner {
   /// Refines a plan with what the servers say (`plan --remote`): sizes of
   /// downloads, changed or unchanged for revalidations, a changed version
   /// behind a partial. Never transfers a body.
-  public static func refine(_ plan: SessionPlan, journal: [String: TaskState], facts: Facts) -> SessionPlan {
+  public static func refine(
+    _ plan: SessionPlan, facts: Facts, secrets: Secrets, options: RemoteProbe.Options
+  ) -> SessionPlan {
     var requests: [RemoteProbe.Request] = []
     for t in plan.tasks where t.runs && t.entry.url.isBuiltIn {
-      let s = journal[t.id]
-      var r = RemoteProbe.Request(
-        id: t.id, url: t.entry.url, headers: t.entry.headers, ifNoneMatch: nil, ifModifiedSince: nil,
-        connectTimeout: t.entry.timeout.connect)
-      if t.action == .revalidate {
-        if let e = s?.installed?.etag {
-          r.ifNoneMatch = e
-        } else if let lm = s?.installed?.lastModified {
-          r.ifModifiedSince = lm
-        } else if let f = facts.files[t.entry.destinationPath] {
-          r.ifModifiedSince = HTTPDate.format(Timestamp(seconds: f.mtimeNs / 1_000_000_000))
-        }
-      }
-      requests.append(r)
+      requests.append(
+        RemoteProbe.Request(
+          id: t.id, url: t.entry.url, headers: t.entry.headers, policy: t.request,
+          connectTimeout: t.entry.timeout.connect, network: t.entry.network, secrets: secrets))
     }
-    let answers = RemoteProbe.probe(requests, parallel: plan.limits.parallel ?? Limits.defaultParallel)
+    let answers = RemoteProbe.probe(requests, options: options)
     var out = plan
     for i in out.tasks.indices {
       guard let f = answers[out.tasks[i].id] else { continue }
@@ -186,8 +187,8 @@ extension Planner {
         case .download:
           if let n = f.contentLength { t.bytesToTransfer = n }
         case .resume:
-          let p = journal[t.id]?.partial
-          let same = (p?.etag != nil && p?.etag == f.etag) || (p?.etag == nil && p?.lastModified == f.lastModified)
+          // The version the partial was started under, as If-Range would name it.
+          let same = t.request.ifRange.map { (f.validators.etag ?? f.validators.lastModified) == $0 } ?? false
           if !same {
             t.action = .download
             t.resumeOffset = 0

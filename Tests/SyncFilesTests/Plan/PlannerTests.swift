@@ -85,12 +85,23 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
     #expect(t.bytesToTransfer == 59 << 20)
   }
 
-  @Test func partialWithOnlyLastModifiedResumes() {
+  @Test func partialWithOnlyAStrongLastModifiedResumes() {
     var s = TaskState(id: "m/a")
-    s.partial = .init(path: "/p", offset: 10, lastModified: "Sat, 21 Nov 2026 10:00:00 GMT")
+    s.partial = .init(path: "/p", offset: 10, lastModified: "Sat, 21 Nov 2026 10:00:00 GMT", dateIsStrong: true)
     let t = plan(manifest(), s, facts(["/p": FileFact(size: 10, mtimeNs: 1)]))
     #expect(t.action == .resume)
     #expect(t.reason.hasSuffix("resumable with Last-Modified"))
+    #expect(t.request.headerLines(partialSize: 10).contains("If-Range: Sat, 21 Nov 2026 10:00:00 GMT"))
+  }
+
+  @Test func partialUnderAWeakLastModifiedStartsOverAndSaysWhy() {
+    var s = TaskState(id: "m/a")
+    // Received within the second of the response's Date (or a journal from before v1.1): weak.
+    s.partial = .init(path: "/p", offset: 10, lastModified: "Sat, 21 Nov 2026 10:00:00 GMT")
+    let t = plan(manifest(), s, facts(["/p": FileFact(size: 10, mtimeNs: 1)]))
+    #expect(t.action == .download)
+    #expect(t.reason.contains("weak Last-Modified and cannot be resumed"))
+    #expect(t.request == .whole)
   }
 
   @Test func partialThatCannotBeResumedStartsOver() {

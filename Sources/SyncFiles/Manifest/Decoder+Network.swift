@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The keys that say how a file's requests reach its server (SPEC §8.1):
+/// `tls`, `proxy` and `netrc`. Each is allowed in `defaults`.
+extension ManifestDecoder {
+  mutating func decodeNetwork(_ f: Fields<YAMLPair>, into r: inout FileFields, label: (String) -> String) {
+    if let p = f["tls"], let tf = fields(p.value, label("tls"), allowed: Keys.tls) {
+      var t = TLSOptions()
+      t.caFile = tf["ca_file"].flatMap { existingPath($0.value, label("tls.ca_file"), folder: false) }
+      t.caPath = tf["ca_path"].flatMap { existingPath($0.value, label("tls.ca_path"), folder: true) }
+      t.clientCert = tf["client_cert"].flatMap { existingPath($0.value, label("tls.client_cert"), folder: false) }
+      if let k = tf["client_key"], let path = existingPath(k.value, label("tls.client_key"), folder: false) {
+        t.clientKey = path
+        checkPrivate(key: path, at: k.value.mark, label("tls.client_key"))
+      }
+      r.tls = t
+    }
+    if let p = f["proxy"] { r.proxy = decodeProxy(p.value, label("proxy")) }
+    if let p = f["netrc"] { r.netrc = decodeNetrc(p.value, label("netrc")) }
+  }
+
+  /// Rules that involve two keys, checked once the entry is merged with `defaults`.
+  mutating func checkNetwork(_ e: FileEntry, marks: Fields<SourceMark>) {
+    let t = e.network.tls
+    if (t.clientCert == nil) != (t.clientKey == nil) {
+      error(
+        marks["tls"], "tls needs both client_cert and client_key for mutual TLS (one of them is missing)")
+    }
+  }
+
+  /// A file or folder named in the manifest, relative to the manifest's folder, that must exist.
+  private mutating func existingPath(_ node: YAMLNode, _ what: String, folder wantFolder: Bool) -> String? {
+    guard let raw = string(node, what), let e = expand(node, raw, what) else { return nil }
+    guard !e.revealed.isEmpty else {
+      error(node.mark, "\(what) is empty")
+      return nil
+    }
+    let path = Paths.normalize(e.revealed, relativeTo: folder)
+    var st = stat()
+    guard stat(path, &st) == 0 else {
+      error(node.mark, "\(what) '\(e.template)' cannot be read: \(String(cString: strerror(errno)))")
+      return nil
+    }
+    let isFolder = (st.st_mode & S_IFMT) == S_IFDIR
+    if isFolder != wantFolder {
+      error(
+        node.mark,
+        "\(what) '\(e.template)' is \(isFolder ? "a folder" : "not a folder"); expected a \(wantFolder ? "folder of hashed certificates" : "PEM file")"
+      )
+      return nil
+    }
+    return path
+  }
+
+  /// A private key others can read is a key no longer private.
+  private mutating func checkPrivate(key path: String, at mark: SourceMark, _ what: String) {
+    var st = stat()
+    guard stat(path, &st) == 0 else { return }
+    if st.st_mode & 0o004 != 0 {
+      let mode = String(st.st_mode & 0o777, radix: 8)
+      error(mark, "\(what) '\(path)' is readable by every user (mode \(mode)); chmod o-r it, as 0600 or 0640")
+    }
+  }
+
+  /// `proxy: URL` or `proxy: none`.
+  private mutating func decodeProxy(_ node: YAMLNode, _ what: String) -> ProxySetting? {
+    guard let raw = string(node, what) else { return nil }
+    if raw == "none" { return ProxySetting.none }
+    guard let e = expand(node, raw, what) else { return nil }
+    let value = e.revealed
+    let schemes = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
+    guard let sep = value.firstRange(of: "://"), schemes.contains(value[..<sep.lowerBound].lowercased()),
+      value[sep.upperBound...].contains(where: { $0 != "/" })
+    else {
+      error(
+        node.mark,
+        "\(what) must be 'none' or a proxy URL such as http://proxy.example:3128 (schemes: \(schemes.joined(separator: ", ")))"
+      )
+      return nil
+    }
+    if value.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+      error(node.mark, "\(what) contains a space or control character; percent-encode it")
+      return nil
+    }
+    // Credentials written in the URL itself are secrets too.
+    let authority = value[sep.upperBound...].prefix { $0 != "/" }
+    if let at = authority.lastIndex(of: "@") {
+      let userinfo = authority[..<at]
+      if let colon = userinfo.firstIndex(of: ":") {
+        addSecret(String(userinfo[userinfo.index(after: colon)...]))
+      }
+      if !e.hasSecret {
+        warning(
+          node.mark,
+          "\(what) holds credentials written in the manifest; take them from the environment, as in http://${PROXY_USER}:${PROXY_PASSWORD}@proxy:3128"
+        )
+      }
+    }
+    return .url(e)
+  }
+
+  /// `netrc: true` (`$NETRC`, else `~/.netrc`), `netrc: false`, or a path.
+  private mutating func decodeNetrc(_ node: YAMLNode, _ what: String) -> NetrcSetting? {
+    if case .scalar(let s, .plain) = node.kind, ["true", "false", "True", "False", "TRUE", "FALSE"].contains(s) {
+      return s.lowercased() == "true" ? .standard : .off
+    }
+    guard let path = existingPath(node, what, folder: false) else { return nil }
+    checkPrivate(key: path, at: node.mark, what)
+    return .file(path)
+  }
+}

@@ -1,0 +1,148 @@
+import CCurl
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How requests reach servers, the same for `apply` and `plan --remote`:
+/// TLS trust (manifest `tls:`, else the environment as curl reads it),
+/// proxies (manifest `proxy:`, else the environment), `netrc:`, HTTP/2
+/// multiplexing, and `--verbose`.
+public struct NetworkEnvironment: Sendable {
+  /// `CURL_CA_BUNDLE`, else `SSL_CERT_FILE`.
+  public var caBundle: String?
+  /// `SSL_CERT_DIR`.
+  public var caDirectory: String?
+  /// `$NETRC`, else `$HOME/.netrc`.
+  public var netrcFile: String?
+
+  public init(environment: [String: String]) {
+    func value(_ k: String) -> String? { environment[k].flatMap { $0.isEmpty ? nil : $0 } }
+    caBundle = value("CURL_CA_BUNDLE") ?? value("SSL_CERT_FILE")
+    caDirectory = value("SSL_CERT_DIR")
+    netrcFile = value("NETRC") ?? value("HOME").map { $0 + "/.netrc" }
+  }
+
+  public init() { self.init(environment: [:]) }
+}
+
+/// Writes every request and response header of a transfer to a log, with
+/// credentials and `${VAR}` values shown as `***` (`--verbose`).
+final class VerboseSink {
+  let id: String
+  let secrets: Secrets
+  let log: @Sendable (String) -> Void
+  static let hidden = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+
+  init(id: String, secrets: Secrets, log: @escaping @Sendable (String) -> Void) {
+    self.id = id
+    self.secrets = secrets
+    self.log = log
+  }
+
+  func write(_ kind: Int32, _ text: String) {
+    let mark: String
+    switch kind {
+    case sf_info_header_out: mark = ">"
+    case sf_info_header_in: mark = "<"
+    case sf_info_text: mark = "*"
+    default: return
+    }
+    for raw in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\r\n" || $0 == "\n" }) {
+      log("\(id): \(mark) \(masked(String(raw)))")
+    }
+  }
+
+  /// A header line with its value hidden when it is a credential, and any secret value hidden everywhere.
+  func masked(_ line: String) -> String {
+    if let colon = line.firstIndex(of: ":"), Self.hidden.contains(line[..<colon].lowercased()) {
+      return line[...colon] + " ***"
+    }
+    return secrets.masking(line, with: "***")
+  }
+}
+
+let verboseCallback: sf_curl_debug_cb = { _, type, data, size, userdata in
+  guard let data, let userdata else { return 0 }
+  let sink = Unmanaged<VerboseSink>.fromOpaque(userdata).takeUnretainedValue()
+  sink.write(Int32(type.rawValue), String(decoding: UnsafeRawBufferPointer(start: data, count: size), as: UTF8.self))
+  return 0
+}
+
+extension EasyRequest {
+  /// Options every request shares: protocols, TLS verification and trust,
+  /// proxy, netrc (only for the entry's own origin), HTTP/2 waiting, timeouts.
+  func configure(
+    url: String, entryOrigin: String, isFile: Bool, network: NetworkOptions, environment env: NetworkEnvironment,
+    connectTimeout: TimeSpan
+  ) {
+    set(CURLOPT_URL, url)
+    set(CURLOPT_PROTOCOLS_STR, isFile ? "file" : "http,https")
+    // Redirects are followed by syncfiles, not libcurl: headers and netrc must not reach another origin.
+    set(CURLOPT_FOLLOWLOCATION, 0)
+    set(CURLOPT_NOSIGNAL, 1)
+    set(CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeout.seconds * 1000))
+    set(CURLOPT_USERAGENT, "syncfiles/\(Runtime.version)")
+    set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+    guard !isFile else { return }
+    set(CURLOPT_SSL_VERIFYPEER, 1)
+    set(CURLOPT_SSL_VERIFYHOST, 2)
+    // HTTP/2: wait for a connection that may multiplex rather than open another.
+    set(CURLOPT_PIPEWAIT, 1)
+    configureTrust(network.tls, environment: env)
+    switch network.proxy {
+    case .none?: set(CURLOPT_PROXY, "")
+    case .url(let u)?: set(CURLOPT_PROXY, u.revealed)
+    case nil: break  // libcurl reads http_proxy, https_proxy, all_proxy and no_proxy itself
+    }
+    // A CONNECT tunnel's own "200 Connection established" is never the file's response.
+    set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+    if RemoteProbe.origin(of: url) == entryOrigin {
+      switch network.netrc {
+      case .standard?:
+        set(CURLOPT_NETRC, Int(sf_netrc_optional))
+        if let f = env.netrcFile { set(CURLOPT_NETRC_FILE, f) }
+      case .file(let f)?:
+        set(CURLOPT_NETRC, Int(sf_netrc_optional))
+        set(CURLOPT_NETRC_FILE, f)
+      case .off?, nil: break
+      }
+    }
+  }
+
+  /// The manifest's `tls:` keys replace the system store; without them the
+  /// environment does, as the curl tool reads it.
+  private func configureTrust(_ tls: TLSOptions, environment env: NetworkEnvironment) {
+    if tls.caFile != nil || tls.caPath != nil {
+      set(CURLOPT_CAINFO, tls.caFile)
+      set(CURLOPT_CAPATH, tls.caPath)
+      set(CURLOPT_PROXY_CAINFO, tls.caFile)
+      set(CURLOPT_PROXY_CAPATH, tls.caPath)
+    } else {
+      if let f = env.caBundle {
+        set(CURLOPT_CAINFO, f)
+        set(CURLOPT_PROXY_CAINFO, f)
+      }
+      if let d = env.caDirectory {
+        set(CURLOPT_CAPATH, d)
+        set(CURLOPT_PROXY_CAPATH, d)
+      }
+    }
+    if let c = tls.clientCert { set(CURLOPT_SSLCERT, c) }
+    if let k = tls.clientKey { set(CURLOPT_SSLKEY, k) }
+  }
+
+  /// `--verbose`: headers both ways, masked, to `sink` (kept alive by this handle).
+  func trace(_ sink: VerboseSink) {
+    verbose = sink
+    set(CURLOPT_VERBOSE, 1)
+    _ = sf_easy_setopt_debug_cb(handle, verboseCallback)
+    _ = sf_easy_setopt_pointer(handle, CURLOPT_DEBUGDATA, Unmanaged.passUnretained(sink).toOpaque())
+  }
+
+  /// What libcurl's error buffer says about the last failure.
+  var errorDetail: String {
+    let s = String(cString: errorBuffer).trimmingWhitespace()
+    return s
+  }
+}
