@@ -117,4 +117,5 @@ struct ApplyResult {
 
   func outcome(_ id: String) -> String? { tasks[id]?["outcome"] as? String }
   func int(_ id: String, _ key: String) -> Int? { tasks[id]?[key] as? Int }
+  func string(_ id: String, _ key: String) -> String? { tasks[id]?[key] as? String }
 }

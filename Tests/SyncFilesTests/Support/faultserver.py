@@ -18,7 +18,8 @@ behaviour (content, ETag, faults) between requests by rewriting it:
                 "extra_bytes": 100,         # send more than Content-Length declares
                 "content_range_shift": 10,  # lie in Content-Range by this many bytes
                 "require": {"x-token": "s3cret"},   # 401 unless these headers match
-                "status": 404}}             # a plain error status
+                "status": 404,              # a plain error status
+                "always_304": true}}        # 304 Not Modified, whatever was asked
 
 Every request is appended to DIR/requests.jsonl (method, path, headers).
 """
@@ -82,6 +83,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(r.get("fail_status", 503), hs, b"busy\n", head)
         if "status" in r:
             return self.send(r["status"], [], b"error page\n", head)
+        if r.get("always_304"):
+            return self.send(304, [("ETag", r.get("etag", '"x"'))], b"", True)
         if "redirect" in r:
             return self.send(r["redirect"].get("status", 302), [("Location", r["redirect"]["location"])], b"", head)
         for k, v in r.get("require", {}).items():

@@ -1,0 +1,317 @@
+import Foundation
+
+/// A web server of the conformance matrix, serving files from `docroot`.
+protocol WebServer: AnyObject {
+  var name: String { get }
+  /// `http://127.0.0.1:PORT` (or https).
+  var base: String { get }
+  var docroot: String { get }
+  /// Extra manifest lines for each file entry (TLS trust, proxy).
+  var entryKeys: String { get }
+  /// Environment for syncfiles (proxy variables).
+  var environment: [String: String] { get }
+  /// Whether the server honours Range (Python's http.server does not).
+  var honoursRange: Bool { get }
+}
+
+extension WebServer {
+  var entryKeys: String { "" }
+  var environment: [String: String] { [:] }
+  var honoursRange: Bool { true }
+
+  /// Writes a file to serve, with its modification time set to the nanosecond.
+  func put(_ path: String, _ bytes: [UInt8], mtime: timespec) {
+    let full = docroot + "/" + path
+    try? FileManager.default.createDirectory(
+      atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    let tmp = full + ".tmp"
+    write(bytes, to: tmp)
+    chmod(tmp, 0o644)
+    var times = [timespec(tv_sec: mtime.tv_sec, tv_nsec: mtime.tv_nsec), mtime]
+    utimensat(AT_FDCWD, tmp, &times, 0)
+    rename(tmp, full)
+  }
+}
+
+/// Seconds since the epoch, as a timespec `offset` seconds from now.
+func timeFromNow(_ offset: Int) -> timespec {
+  var now = timespec()
+  clock_gettime(CLOCK_REALTIME, &now)
+  return timespec(tv_sec: now.tv_sec + offset, tv_nsec: 0)
+}
+
+/// Runs a command to completion; throws with its output when it fails.
+@discardableResult
+func shell(_ args: [String], cwd: String? = nil) throws -> String {
+  let p = Process()
+  p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  p.arguments = args
+  if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+  let out = Pipe()
+  p.standardOutput = out
+  p.standardError = out
+  try p.run()
+  let data = out.fileHandleForReading.readDataToEndOfFile()
+  p.waitUntilExit()
+  let text = String(decoding: data, as: UTF8.self)
+  guard p.terminationStatus == 0 else {
+    throw CocoaError(
+      .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(args.joined(separator: " ")) failed: \(text)"])
+  }
+  return text
+}
+
+/// A certificate authority made for one test, and a server certificate it
+/// signed for 127.0.0.1 and localhost (openssl, EC keys: fast to make).
+final class TestCA {
+  let dir = makeTempDir()
+  var caFile: String { dir + "/ca.pem" }
+  var certFile: String { dir + "/server.pem" }
+  var keyFile: String { dir + "/server.key" }
+
+  init(serverNames: String = "IP:127.0.0.1,DNS:localhost") throws {
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    try shell(
+      ["openssl", "req", "-x509"] + ec + [
+        "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=syncfiles test CA",
+      ], cwd: dir)
+    try shell(
+      ["openssl", "req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=test"], cwd: dir)
+    write("subjectAltName=\(serverNames)\nbasicConstraints=CA:FALSE\n", to: dir + "/ext.cnf")
+    try shell(
+      [
+        "openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+        "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf",
+      ], cwd: dir)
+    chmod(dir, 0o755)
+    chmod(keyFile, 0o644)  // the server's workers read it; a test key, never a real one
+  }
+
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+}
+
+/// nginx on loopback, plain or with TLS and HTTP/2; its access log names
+/// the connection (`$connection`) and protocol of every request.
+final class NginxServer: WebServer {
+  let dir = makeTempDir()
+  let port: Int
+  let tls: TestCA?
+  private var daemon: Daemon!
+  var name: String { tls == nil ? "nginx" : "nginx TLS+HTTP/2" }
+  var base: String { "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)" }
+  var docroot: String { dir + "/www" }
+  var entryKeys: String { tls.map { ", tls: {ca_file: '\($0.caFile)'}" } ?? "" }
+
+  init(tls: TestCA? = nil, limitRate: String? = nil) throws {
+    let bin = try installed(["/usr/sbin/nginx"], package: "nginx")
+    self.tls = tls
+    port = try freePort()
+    try FileManager.default.createDirectory(atPath: dir + "/www", withIntermediateDirectories: true)
+    chmod(dir, 0o755)
+    let d = dir
+    let temps = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(d)/\($0);" }
+    let listen =
+      tls.map {
+        "listen 127.0.0.1:\(port) ssl http2; ssl_certificate \($0.certFile); ssl_certificate_key \($0.keyFile);"
+      } ?? "listen 127.0.0.1:\(port);"
+    write(
+      """
+      daemon off;
+      pid \(dir)/nginx.pid;
+      error_log \(dir)/error.log;
+      events { worker_connections 1024; }
+      http {
+        log_format conn '$connection $server_protocol $status $request';
+        access_log \(dir)/access.log conn;
+        \(temps.joined(separator: "\n  "))
+        keepalive_requests 10000;
+        http2_max_requests 10000;
+        server { \(listen) root \(dir)/www; \(limitRate.map { "limit_rate \($0);" } ?? "") }
+      }
+
+      """, to: dir + "/nginx.conf")
+    daemon = try Daemon(
+      bin, ["-p", dir, "-c", dir + "/nginx.conf", "-e", dir + "/error.log"], port: port, name: "nginx",
+      log: dir + "/error.log")
+  }
+
+  var errorLog: String { (try? String(contentsOfFile: dir + "/error.log", encoding: .utf8)) ?? "" }
+
+  /// Access log lines: connection number, protocol, status, request line.
+  var accessLog: [String] {
+    ((try? String(contentsOfFile: dir + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  deinit {
+    daemon = nil
+    try? FileManager.default.removeItem(atPath: dir)
+  }
+}
+
+/// Apache httpd 2.4 (event MPM, static files only) on loopback.
+final class ApacheServer: WebServer {
+  let dir = makeTempDir()
+  let port: Int
+  private var daemon: Daemon!
+  let name = "Apache httpd"
+  var base: String { "http://127.0.0.1:\(port)" }
+  var docroot: String { dir + "/www" }
+
+  init() throws {
+    let bin = try installed(["/usr/sbin/apache2"], package: "apache2")
+    port = try freePort()
+    try FileManager.default.createDirectory(atPath: docroot, withIntermediateDirectories: true)
+    chmod(dir, 0o755)
+    let modules = "/usr/lib/apache2/modules"
+    write(
+      """
+      ServerRoot \(dir)
+      ServerName 127.0.0.1
+      Listen 127.0.0.1:\(port)
+      LoadModule mpm_event_module \(modules)/mod_mpm_event.so
+      LoadModule authz_core_module \(modules)/mod_authz_core.so
+      LoadModule mime_module \(modules)/mod_mime.so
+      TypesConfig /dev/null
+      User www-data
+      Group www-data
+      PidFile \(dir)/httpd.pid
+      ErrorLog \(dir)/error.log
+      DefaultRuntimeDir \(dir)
+      Mutex file:\(dir) default
+      DocumentRoot \(docroot)
+      <Directory \(docroot)>
+        Require all granted
+      </Directory>
+
+      """, to: dir + "/httpd.conf")
+    daemon = try Daemon(
+      bin, ["-DFOREGROUND", "-f", dir + "/httpd.conf"], port: port, name: "apache2", log: dir + "/error.log")
+  }
+
+  deinit {
+    daemon = nil
+    try? FileManager.default.removeItem(atPath: dir)
+  }
+}
+
+/// lighttpd on loopback.
+final class LighttpdServer: WebServer {
+  let dir = makeTempDir()
+  let port: Int
+  private var daemon: Daemon!
+  let name = "lighttpd"
+  var base: String { "http://127.0.0.1:\(port)" }
+  var docroot: String { dir + "/www" }
+
+  init() throws {
+    let bin = try installed(["/usr/sbin/lighttpd"], package: "lighttpd")
+    port = try freePort()
+    try FileManager.default.createDirectory(atPath: docroot, withIntermediateDirectories: true)
+    write(
+      """
+      server.document-root = "\(docroot)"
+      server.bind = "127.0.0.1"
+      server.port = \(port)
+      server.errorlog = "\(dir)/error.log"
+      mimetype.assign = ("" => "application/octet-stream")
+      # Its default stat cache serves the old version for up to a second after
+      # a change (seen); the matrix changes files within milliseconds.
+      server.stat-cache-engine = "disable"
+
+      """, to: dir + "/lighttpd.conf")
+    daemon = try Daemon(
+      bin, ["-D", "-f", dir + "/lighttpd.conf"], port: port, name: "lighttpd", log: dir + "/error.log")
+  }
+
+  deinit {
+    daemon = nil
+    try? FileManager.default.removeItem(atPath: dir)
+  }
+}
+
+/// Python's http.server: Last-Modified and If-Modified-Since, no ETag, no Range.
+final class PythonServer: WebServer {
+  let dir = makeTempDir()
+  let port: Int
+  private var daemon: Daemon!
+  let name = "Python http.server"
+  var base: String { "http://127.0.0.1:\(port)" }
+  var docroot: String { dir + "/www" }
+  var honoursRange: Bool { false }
+
+  init() throws {
+    port = try freePort()
+    try FileManager.default.createDirectory(atPath: docroot, withIntermediateDirectories: true)
+    daemon = try Daemon(
+      "/usr/bin/env", ["python3", "-m", "http.server", "--bind", "127.0.0.1", "--directory", docroot, "\(port)"],
+      port: port, name: "http.server", log: "/dev/null")
+  }
+
+  deinit {
+    daemon = nil
+    try? FileManager.default.removeItem(atPath: dir)
+  }
+}
+
+/// Squid as a caching forward proxy on loopback (memory cache only).
+final class Squid {
+  let dir = makeTempDir()
+  let port: Int
+  private var daemon: Daemon!
+  var url: String { "http://127.0.0.1:\(port)" }
+
+  init() throws {
+    let bin = try installed(["/usr/sbin/squid"], package: "squid")
+    port = try freePort()
+    chmod(dir, 0o777)  // squid drops to its own user and writes its logs here
+    write(
+      """
+      http_port 127.0.0.1:\(port)
+      pid_filename \(dir)/squid.pid
+      cache_log \(dir)/cache.log
+      access_log stdio:\(dir)/access.log squid
+      cache_store_log none
+      coredump_dir \(dir)
+      cache_mem 64 MB
+      maximum_object_size_in_memory 32 MB
+      maximum_object_size 32 MB
+      visible_hostname syncfiles-test
+      shutdown_lifetime 0 seconds
+      http_access allow localhost
+      http_access deny all
+
+      """, to: dir + "/squid.conf")
+    daemon = try Daemon(bin, ["-N", "-f", dir + "/squid.conf"], port: port, name: "squid", log: dir + "/cache.log")
+  }
+
+  /// Access log lines (`TCP_MISS/200`, `TCP_REFRESH_MODIFIED/200`, `TCP_TUNNEL/200 … CONNECT`…).
+  var accessLog: [String] {
+    ((try? String(contentsOfFile: dir + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  deinit {
+    daemon = nil
+    try? FileManager.default.removeItem(atPath: dir)
+  }
+}
+
+/// An origin reached through Squid: plain http through its cache (manifest
+/// `proxy:`), or https through CONNECT (`https_proxy` in the environment).
+final class ThroughSquid: WebServer {
+  let origin: WebServer
+  let squid: Squid
+  let viaEnvironment: Bool
+  var name: String { "Squid → \(origin.name)" }
+  var base: String { origin.base }
+  var docroot: String { origin.docroot }
+  var entryKeys: String { origin.entryKeys + (viaEnvironment ? "" : ", proxy: '\(squid.url)'") }
+  var environment: [String: String] {
+    viaEnvironment ? ["https_proxy": squid.url, "HTTPS_PROXY": squid.url, "no_proxy": "", "NO_PROXY": ""] : [:]
+  }
+
+  init(origin: WebServer, squid: Squid, viaEnvironment: Bool) {
+    self.origin = origin
+    self.squid = squid
+    self.viaEnvironment = viaEnvironment
+  }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+
+/// What `apply` puts on the wire (SPEC §8.1), seen by the fault server:
+/// cache directives, conditions, netrc credentials and where they go,
+/// `--verbose` with secrets masked, proxies from the environment and `proxy: none`.
+@Suite final class RequestsOnTheWireTests: ApplyWorkspace {
+  let server: FaultServer
+  let dir = makeTempDir()
+  /// Journal and outputs, for "the secret is nowhere" checks.
+  var everything: String {
+    String(decoding: readBytes(dir + "/state/journal") ?? [], as: UTF8.self)
+  }
+
+  init() throws { server = try FaultServer() }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  @Test func aRevalidationAsksCachesToCheckWithTheOriginAndSendsBothValidators() throws {
+    let a = testBytes(10_000, seed: 1)
+    server.put("a.bin", a)
+    let lm = "Sat, 21 Nov 2026 10:00:00 GMT"  // days before the server's Date: strong
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"v1\"", "last_modified": lm]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin}"])
+    let first = try apply()
+    #expect(first.outcome("m/a") == "installed", "\(first.run.stderr)")
+    let second = try apply()
+    #expect(second.outcome("m/a") == "unchanged" && second.int("m/a", "http_status") == 304)
+    let reqs = server.requests("/a.bin")
+    #expect(reqs.count == 2)
+    #expect(reqs[0].headers["cache-control"] == nil, "a first download may come from a fresh cached copy")
+    #expect(reqs[1].headers["cache-control"] == "max-age=0")
+    #expect(reqs[1].headers["if-none-match"] == "\"v1\"")
+    #expect(reqs[1].headers["if-modified-since"] == lm)
+  }
+
+  @Test func aFileInstalledUnderAWeakDateIsFetchedWholeFromTheOriginAndSameBytesAreUnchanged() throws {
+    let a = testBytes(10_000, seed: 2)
+    server.put("a.bin", a)
+    // A Last-Modified no earlier than the response's Date: weak (RFC 9110 §8.8.2.2).
+    let weak = HTTPDateForTests.format(Date(timeIntervalSinceNow: 60))
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"w\"", "last_modified": weak]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, on_change: [touch, changed]}"])
+    #expect(try apply().outcome("m/a") == "installed")
+    let plan = try run(["plan", "m.yaml"], cwd: dir)
+    #expect(plan.stdout.contains("weak Last-Modified"), "plan shows why: \(plan.stdout)")
+    try? FileManager.default.removeItem(atPath: dir + "/changed")
+    let second = try apply()
+    #expect(second.outcome("m/a") == "unchanged" && second.int("m/a", "http_status") == 200, "\(second.run.stdout)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/changed"), "identical bytes fire no on_change")
+    let last = try #require(server.requests("/a.bin").last)
+    #expect(last.headers["if-none-match"] == nil && last.headers["if-modified-since"] == nil)
+    #expect(last.headers["cache-control"] == "no-cache" && last.headers["pragma"] == "no-cache")
+  }
+
+  @Test func a304ToAnUnconditionalRequestFailsAndInstallsNothing() throws {
+    server.routes(["/a.bin": ["always_304": true]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 1}}"])
+    let r = try apply()
+    #expect(r.run.status == 1)
+    #expect(r.outcome("m/a") == "failed")
+    #expect(r.string("m/a", "error")?.contains("not conditional") == true, "\(r.run.stdout)")
+    #expect(out("a.bin") == nil && !partialExists("a.bin"))
+  }
+
+  /// netrc credentials: sent to the machine the file names, on the entry's
+  /// origin only (not after a redirect to another), and never shown.
+  @Test func netrcCredentialsGoOnlyToTheirOriginAndAreNeverShown() throws {
+    let a = testBytes(5_000, seed: 3)
+    server.put("a.bin", a)
+    let password = "pw-\(UUID().uuidString)"
+    let basic = "Basic " + Data("alice:\(password)".utf8).base64EncodedString()
+    server.routes([
+      "/a.bin": ["file": "a.bin", "require": ["authorization": basic]],
+      "/r": ["redirect": ["location": "http://localhost:\(server.port)/c"]],
+      "/c": ["file": "a.bin"],
+    ])
+    let netrc = dir + "/netrc"
+    write(
+      "machine 127.0.0.1 login alice password \(password)\nmachine localhost login alice password \(password)\n",
+      to: netrc)
+    chmod(netrc, 0o600)
+    manifest([
+      "{id: a, url: '\(server.base)/a.bin', destination: a.bin, netrc: netrc}",
+      "{id: r, url: '\(server.base)/r', destination: r.bin, netrc: netrc}",
+    ])
+    let r = try apply(["--verbose"])
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    #expect(out("a.bin") == a && out("r.bin") == a)
+    #expect(server.requests("/r").first?.headers["authorization"] == basic)
+    #expect(server.requests("/c").first?.headers["authorization"] == nil, "a redirect to another origin gets none")
+    #expect(r.run.stderr.contains("Authorization: ***"), "verbose shows that it was sent")
+    let seen = r.run.stdout + r.run.stderr + everything
+    #expect(!seen.contains(password) && !seen.contains(basic))
+
+    // Without netrc the server says 401, and the error says so.
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: b.bin, retry: {attempts: 1}}"])
+    let no = try apply()
+    #expect(no.run.status == 1 && no.int("m/a", "http_status") == 401)
+
+    // `netrc: true` reads $NETRC.
+    // (A new id: the failed one waits out its backoff.)
+    manifest(["{id: c, url: '\(server.base)/a.bin', destination: c.bin, netrc: true}"])
+    let env = try apply(env: ["NETRC": netrc])
+    #expect(env.run.status == 0 && out("c.bin") == a, "\(env.run.stdout)")
+  }
+
+  @Test func aNetrcFileOthersCanReadIsRefused() throws {
+    write("machine 127.0.0.1 login a password b\n", to: dir + "/netrc")
+    chmod(dir + "/netrc", 0o644)
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, netrc: netrc}"])
+    let r = try run(["validate", "m.yaml"], cwd: dir)
+    #expect(r.status == 2)
+    #expect(r.stderr.contains("m.yaml:") && r.stderr.contains("readable by every user"), "\(r.stderr)")
+  }
+
+  @Test func verboseShowsEveryHeaderWithSecretsMasked() throws {
+    let a = testBytes(1_000, seed: 4)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"v1\""]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, headers: {X-Token: '${SF_TOKEN}'}}"])
+    let token = "tok-\(UUID().uuidString)"
+    let r = try apply(["-v"], env: ["SF_TOKEN": token])
+    #expect(r.run.status == 0)
+    let err = r.run.stderr
+    for line in ["m/a: > GET /a.bin HTTP/1.1", "m/a: > X-Token: ***", "m/a: < HTTP/1.1 200", "m/a: < ETag: \"v1\""] {
+      #expect(err.contains(line), "verbose lacks \(line): \(err)")
+    }
+    #expect(!(r.run.stdout + err + everything).contains(token))
+    // Without -v, no headers.
+    let quiet = try apply(env: ["SF_TOKEN": token])
+    #expect(!quiet.run.stderr.contains("> GET"))
+  }
+
+  @Test func proxiesComeFromTheEnvironmentAndProxyNoneGoesDirect() throws {
+    let a = testBytes(1_000, seed: 5)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin"]])
+    let dead = "http://127.0.0.1:\(try freePort())"
+    let env = ["http_proxy": dead, "no_proxy": "", "NO_PROXY": ""]
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 1}}"])
+    let viaProxy = try apply(env: env)
+    #expect(viaProxy.run.status == 1, "http_proxy from the environment is used")
+    // (A new id: the failed one waits out its backoff.)
+    manifest(["{id: b, url: '\(server.base)/a.bin', destination: a.bin, proxy: none}"])
+    let direct = try apply(env: env)
+    #expect(direct.run.status == 0 && out("a.bin") == a, "\(direct.run.stdout)")
+  }
+}
+
+/// IMF-fixdate for test routes.
+enum HTTPDateForTests {
+  static func format(_ d: Date) -> String {
+    let f = DateFormatter()
+    f.locale = Locale(identifier: "en_US_POSIX")
+    f.timeZone = TimeZone(identifier: "GMT")
+    f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    return f.string(from: d)
+  }
+}
