@@ -10,6 +10,10 @@ enum CurlFailure {
   static let notYetValid = 9
   static let revoked = 23
   static let hostnameMismatch = 62
+  /// `X509_V_ERR_UNSPECIFIED`: OpenSSL found the chain good and libcurl's
+  /// own host name check refused the certificate (seen with libcurl 7.88 on
+  /// Debian 12, whose check runs after OpenSSL's, so the result is not 62).
+  static let checkedByLibcurl = 1
 
   static func outcome(code: CURLcode, easy: EasyRequest) -> TransferOutcome {
     let detail = easy.errorDetail
@@ -44,7 +48,7 @@ enum CurlFailure {
     case expired: return "TLS: the server's certificate has expired"
     case notYetValid: return "TLS: the server's certificate is not valid yet (check this machine's clock)"
     case revoked: return "TLS: the server's certificate was revoked"
-    case hostnameMismatch, 0: return "TLS: the server's certificate does not name the host in the URL"
+    case hostnameMismatch, checkedByLibcurl, 0: return "TLS: the server's certificate does not name the host in the URL"
     default: return "TLS: the server's certificate was refused (OpenSSL verify result \(verifyResult))"
     }
   }

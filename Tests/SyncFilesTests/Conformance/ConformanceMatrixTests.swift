@@ -177,4 +177,28 @@ final class Site {
     try matrix(ThroughSquid(origin: NginxServer(tls: TestCA()), squid: squid, viaEnvironment: true))
     #expect(squid.accessLog.contains { $0.contains("CONNECT 127.0.0.1") }, "https went through CONNECT")
   }
+
+  /// Credentials in a proxy URL, from a variable or written inline, are
+  /// secrets: sent to the proxy, shown as *** in -v, found nowhere else.
+  @Test func proxyCredentialsAreSecrets() throws {
+    let squid = try Squid()
+    let origin = try NginxServer()
+    let site = Site(origin)
+    origin.put("a.bin", testBytes(1_000, seed: 1), mtime: Self.old)
+    let fromEnv = "pw-\(UUID().uuidString)"
+    let inline = "inline-\(UUID().uuidString.prefix(8))"
+    for (password, proxy) in [(fromEnv, "${SF_PROXY_PW}"), (inline, inline)] {
+      let url = squid.url.replacingOccurrences(of: "http://", with: "http://alice:\(proxy)@")
+      site.serve(["a.bin"], extra: ", proxy: '\(url)'")
+      let r = try ApplyResult(
+        run(["apply", "--format", "json", "-v", "--force", "t.yaml"], cwd: site.dir, env: ["SF_PROXY_PW": fromEnv]))
+      #expect(r.run.status == 0, "\(r.run.stderr)")
+      #expect(r.run.stderr.contains("Proxy-Authorization: ***"), "the credentials went to the proxy")
+      let journal = String(decoding: readBytes(site.dir + "/state/journal") ?? [], as: UTF8.self)
+      let plan = try run(["plan", "--format", "json", "t.yaml"], cwd: site.dir, env: ["SF_PROXY_PW": fromEnv])
+      let seen = r.run.stdout + r.run.stderr + journal + plan.stdout + plan.stderr
+      #expect(!seen.contains(password), "a proxy password leaked")
+    }
+    #expect(squid.accessLog.contains { $0.contains("GET http://127.0.0.1") })
+  }
 }

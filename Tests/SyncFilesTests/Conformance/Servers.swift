@@ -69,7 +69,9 @@ final class TestCA {
   var certFile: String { dir + "/server.pem" }
   var keyFile: String { dir + "/server.key" }
 
-  init(serverNames: String = "IP:127.0.0.1,DNS:localhost") throws {
+  /// `expired`: the server certificate's validity ended in 2020 (signed with
+  /// `openssl ca`, which takes explicit dates).
+  init(serverNames: String = "IP:127.0.0.1,DNS:localhost", expired: Bool = false) throws {
     let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
     try shell(
       ["openssl", "req", "-x509"] + ec + [
@@ -78,13 +80,51 @@ final class TestCA {
     try shell(
       ["openssl", "req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=test"], cwd: dir)
     write("subjectAltName=\(serverNames)\nbasicConstraints=CA:FALSE\n", to: dir + "/ext.cnf")
-    try shell(
-      [
-        "openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-        "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf",
-      ], cwd: dir)
+    if expired {
+      try signExpired()
+    } else {
+      try shell(
+        [
+          "openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+          "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf",
+        ], cwd: dir)
+    }
     chmod(dir, 0o755)
     chmod(keyFile, 0o644)  // the server's workers read it; a test key, never a real one
+  }
+
+  private func signExpired() throws {
+    write(
+      """
+      [ca]
+      default_ca = test
+      [test]
+      database = index.txt
+      new_certs_dir = .
+      certificate = ca.pem
+      private_key = ca.key
+      serial = serial
+      default_md = sha256
+      policy = any
+      [any]
+      commonName = supplied
+
+      """, to: dir + "/ca.cnf")
+    write("", to: dir + "/index.txt")
+    write("01\n", to: dir + "/serial")
+    try shell(
+      [
+        "openssl", "ca", "-batch", "-config", "ca.cnf", "-in", "server.csr", "-out", "server.pem", "-notext",
+        "-startdate", "20200101000000Z", "-enddate", "20200102000000Z", "-extfile", "ext.cnf",
+      ], cwd: dir)
+  }
+
+  /// A copy of the server's key that only its owner reads, for use as a client key.
+  func privateKeyCopy(mode: mode_t = 0o600) -> String {
+    let path = dir + "/client-\(mode).key"
+    write(readBytes(keyFile) ?? [], to: path)
+    chmod(path, mode)
+    return path
   }
 
   deinit { try? FileManager.default.removeItem(atPath: dir) }
@@ -102,7 +142,8 @@ final class NginxServer: WebServer {
   var docroot: String { dir + "/www" }
   var entryKeys: String { tls.map { ", tls: {ca_file: '\($0.caFile)'}" } ?? "" }
 
-  init(tls: TestCA? = nil, limitRate: String? = nil) throws {
+  /// `extra`: more directives for the server block (client certificates, auth).
+  init(tls: TestCA? = nil, limitRate: String? = nil, extra: String = "") throws {
     let bin = try installed(["/usr/sbin/nginx"], package: "nginx")
     self.tls = tls
     port = try freePort()
@@ -126,7 +167,7 @@ final class NginxServer: WebServer {
         \(temps.joined(separator: "\n  "))
         keepalive_requests 10000;
         http2_max_requests 10000;
-        server { \(listen) root \(dir)/www; \(limitRate.map { "limit_rate \($0);" } ?? "") }
+        server { \(listen) root \(dir)/www; \(limitRate.map { "limit_rate \($0);" } ?? "") \(extra) }
       }
 
       """, to: dir + "/nginx.conf")

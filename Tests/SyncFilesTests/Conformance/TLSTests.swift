@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+
+/// TLS against nginx with a CA made for the test (SPEC §8.1): trust from the
+/// manifest or the environment, failures that name their cause, mutual TLS,
+/// and HTTP/2 transfers sharing one connection.
+@Suite struct TLSTests {
+  /// No CA from the environment of the test runner: each test says its own.
+  static let noTrust = ["CURL_CA_BUNDLE": "", "SSL_CERT_FILE": "", "SSL_CERT_DIR": ""]
+
+  final class Folder {
+    let dir = makeTempDir()
+    deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+    func manifest(_ entries: [String], defaults: String = "") {
+      write(
+        "version: 1\nname: t\nroot: out\njournal: state/journal\n\(defaults)files:\n"
+          + entries.map { "  - " + $0 }.joined(separator: "\n") + "\n", to: dir + "/t.yaml")
+    }
+
+    func apply(_ args: [String] = [], env: [String: String] = TLSTests.noTrust) throws -> ApplyResult {
+      try ApplyResult(run(["apply", "--format", "json"] + args + ["t.yaml"], cwd: dir, env: env))
+    }
+  }
+
+  func served(_ server: NginxServer, _ name: String = "a.bin") -> [UInt8] {
+    let a = testBytes(20_000, seed: 9)
+    server.put(name, a, mtime: timeFromNow(-3600))
+    return a
+  }
+
+  @Test func anUntrustedCertificateSaysSoAndNeverMentionsSSH() throws {
+    let server = try NginxServer(tls: TestCA())
+    _ = served(server)
+    let f = Folder()
+    f.manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 1}}"])
+    let r = try f.apply()
+    #expect(r.run.status == 1)
+    let error = r.string("t/a", "error") ?? ""
+    #expect(error.contains("certificate is not trusted") && error.contains("tls.ca_file"), "\(error)")
+    #expect(!error.contains("SSH"))
+  }
+
+  @Test func theCAComesFromTheManifestOrFromTheEnvironmentAsCurlReadsIt() throws {
+    let ca = try TestCA()
+    let server = try NginxServer(tls: ca)
+    let a = served(server)
+    let hashed = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: hashed) }
+    try shell(["cp", ca.caFile, hashed + "/ca.pem"])
+    try shell(["openssl", "rehash", hashed])
+    let ways: [(String, String, [String: String])] = [
+      ("tls.ca_file", ", tls: {ca_file: '\(ca.caFile)'}", Self.noTrust),
+      ("tls.ca_path", ", tls: {ca_path: '\(hashed)'}", Self.noTrust),
+      ("CURL_CA_BUNDLE", "", Self.noTrust.merging(["CURL_CA_BUNDLE": ca.caFile]) { $1 }),
+      ("SSL_CERT_FILE", "", Self.noTrust.merging(["SSL_CERT_FILE": ca.caFile]) { $1 }),
+      ("SSL_CERT_DIR", "", Self.noTrust.merging(["SSL_CERT_DIR": hashed]) { $1 }),
+    ]
+    for (way, keys, env) in ways {
+      let f = Folder()
+      f.manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 1}\(keys)}"])
+      let r = try f.apply(env: env)
+      let got = readBytes(f.dir + "/out/a.bin") == a
+      #expect(r.run.status == 0 && got, "\(way): \(r.run.stdout)")
+    }
+  }
+
+  @Test func aNameMismatchAndAnExpiredCertificateSayWhich() throws {
+    let cases: [(TestCA, String)] = [
+      (try TestCA(serverNames: "DNS:only.example"), "does not name the host"),
+      (try TestCA(expired: true), "has expired"),
+    ]
+    for (ca, says) in cases {
+      let server = try NginxServer(tls: ca)
+      _ = served(server)
+      let f = Folder()
+      f.manifest([
+        "{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 1}, tls: {ca_file: '\(ca.caFile)'}}"
+      ])
+      let r = try f.apply()
+      let error = r.string("t/a", "error") ?? ""
+      #expect(r.run.status == 1 && error.contains(says), "\(says): \(error)")
+      #expect(readBytes(f.dir + "/out/a.bin") == nil)
+    }
+  }
+
+  @Test func mutualTLSSendsTheClientCertificate() throws {
+    let ca = try TestCA()
+    let server = try NginxServer(tls: ca, extra: "ssl_client_certificate \(ca.caFile); ssl_verify_client on;")
+    let a = served(server)
+    let f = Folder()
+    let trust = "tls: {ca_file: '\(ca.caFile)'}"
+    f.manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 1}, \(trust)}"])
+    let without = try f.apply()
+    #expect(without.run.status == 1 && without.int("t/a", "http_status") == 400, "\(without.run.stdout)")
+
+    let key = ca.privateKeyCopy()
+    let identity = "tls: {ca_file: '\(ca.caFile)', client_cert: '\(ca.certFile)', client_key: '\(key)'}"
+    f.manifest(["{id: b, url: '\(server.base)/a.bin', destination: b.bin, \(identity)}"])
+    let with = try f.apply()
+    let got = readBytes(f.dir + "/out/b.bin") == a
+    #expect(with.run.status == 0 && got, "\(with.run.stdout)")
+
+    // A private key that others can read is refused at its line.
+    let open = ca.privateKeyCopy(mode: 0o644)
+    f.manifest(["{id: b, url: '\(server.base)/a.bin', destination: b.bin, tls: {client_key: '\(open)'}}"])
+    let v = try run(["validate", "t.yaml"], cwd: f.dir)
+    #expect(v.status == 2 && v.stderr.contains("t.yaml:6:") && v.stderr.contains("client_key"), "\(v.stderr)")
+  }
+
+  /// SPEC §8.1: over HTTP/2, transfers to one origin share one connection.
+  @Test func http2TransfersShareOneConnection() throws {
+    let ca = try TestCA()
+    let server = try NginxServer(tls: ca)
+    let count = 60
+    for i in 0..<count { server.put("f\(i).bin", testBytes(16_384, seed: UInt64(i)), mtime: timeFromNow(-3600)) }
+    let f = Folder()
+    f.manifest(
+      (0..<count).map { "{id: f\($0), url: '\(server.base)/f\($0).bin', destination: f\($0).bin}" },
+      defaults: "defaults: {tls: {ca_file: '\(ca.caFile)'}}\n")
+    let r = try f.apply()
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    let gets = server.accessLog.filter { $0.contains("GET /f") }
+    #expect(gets.count == count)
+    #expect(gets.allSatisfy { $0.contains(" HTTP/2.0 ") }, "\(gets.prefix(3))")
+    let connections = Set(gets.map { $0.split(separator: " ")[0] })
+    #expect(connections.count == 1, "connections used: \(connections.count)")
+  }
+}
