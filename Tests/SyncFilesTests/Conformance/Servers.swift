@@ -143,7 +143,8 @@ final class NginxServer: WebServer {
   var entryKeys: String { tls.map { ", tls: {ca_file: '\($0.caFile)'}" } ?? "" }
 
   /// `extra`: more directives for the server block (client certificates, auth).
-  init(tls: TestCA? = nil, limitRate: String? = nil, extra: String = "") throws {
+  /// `alsoOn`: another address to listen on, same port (a test network's).
+  init(tls: TestCA? = nil, limitRate: String? = nil, extra: String = "", alsoOn: String? = nil) throws {
     let bin = try installed(["/usr/sbin/nginx"], package: "nginx")
     self.tls = tls
     port = try freePort()
@@ -154,7 +155,7 @@ final class NginxServer: WebServer {
     let listen =
       tls.map {
         "listen 127.0.0.1:\(port) ssl http2; ssl_certificate \($0.certFile); ssl_certificate_key \($0.keyFile);"
-      } ?? "listen 127.0.0.1:\(port);"
+      } ?? "listen 127.0.0.1:\(port);" + (alsoOn.map { " listen \($0):\(port);" } ?? "")
     write(
       """
       daemon off;
