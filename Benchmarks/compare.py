@@ -74,9 +74,28 @@ def sha256(path):
     return subprocess.check_output(["sha256sum", path]).decode().split()[0]
 
 
+def make_ca(d):
+    """A CA and a server certificate for 127.0.0.1 (openssl, EC keys), in d."""
+    os.makedirs(d, exist_ok=True)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    quiet = {"cwd": d, "check": True, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    subprocess.run(["openssl", "req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+                                                      "-subj", "/CN=bench CA"], **quiet)
+    subprocess.run(["openssl", "req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=b"],
+                   **quiet)
+    with open(os.path.join(d, "ext.cnf"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1\n")
+    subprocess.run(["openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+                    "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"], **quiet)
+    os.chmod(os.path.join(d, "server.key"), 0o644)  # nginx workers read it; a benchmark key
+    return {"ca": os.path.join(d, "ca.pem"), "cert": os.path.join(d, "server.pem"),
+            "key": os.path.join(d, "server.key")}
+
+
 class Nginx:
-    def __init__(self, work, www):
-        self.dir = os.path.join(work, "nginx")
+    def __init__(self, work, www, tls=None):
+        """Plain http, or TLS with HTTP/2 when tls = make_ca(...)."""
+        self.dir = os.path.join(work, "nginx-tls" if tls else "nginx")
         os.makedirs(os.path.join(self.dir, "tmp"), exist_ok=True)
         self.port = free_port()
         temps = "".join("%s_temp_path %s/tmp/%s; " % (t, self.dir, t)
@@ -88,8 +107,10 @@ class Nginx:
                     "http { log_format b '$request_uri $status $body_bytes_sent';\n"
                     "  access_log %s/access.log b; %s\n"
                     "  keepalive_requests 100000;\n"
-                    "  server { listen 127.0.0.1:%d; root %s; } }\n"
-                    % (self.dir, self.dir, self.dir, temps, self.port, www))
+                    "  http2_max_requests 100000;\n"
+                    "  server { listen 127.0.0.1:%d%s; root %s; %s } }\n"
+                    % (self.dir, self.dir, self.dir, temps, self.port, " ssl http2" if tls else "", www,
+                       "ssl_certificate %s; ssl_certificate_key %s;" % (tls["cert"], tls["key"]) if tls else ""))
         binary = shutil.which("nginx") or "/usr/sbin/nginx"
         self.proc = subprocess.Popen([binary, "-p", self.dir, "-c", conf, "-e", self.dir + "/error.log"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -121,7 +142,7 @@ class Nginx:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--only", default="W1,W2,W3,W4,W5,W6")
+    ap.add_argument("--only", default="W1,W2,W3,W4,W5,W6,W7")
     ap.add_argument("--json", default=os.path.join(ROOT, "Benchmarks", "results.json"))
     ap.add_argument("--big", type=int, default=1 << 30, help="W3/W6 file size in bytes")
     ap.add_argument("--syncfiles", default=os.path.join(ROOT, ".build", "release", "syncfiles"))
@@ -328,6 +349,29 @@ def main():
             print("  %-12s held %5.1f %%  re-transferred %5.1f %%  complete %s" % (
                 tool, 100.0 * held / size, 100.0 * again / size, ok))
         results["workloads"]["W6 resume"] = figures
+
+    if "W7" in only:
+        # 500 x 16 KiB over TLS and HTTP/2, both tools trusting the same CA.
+        tls = make_ca(os.path.join(work, "ca"))
+        secure = Nginx(work, www, tls=tls)
+        sbase = "https://127.0.0.1:%d" % secure.port
+        names = ["w1-%04d.bin" % i for i in range(500)]
+        d = os.path.join(work, "w7")
+        os.makedirs(d)
+        manifest(os.path.join(d, "m.yaml"),
+                 ["{id: f%04d, url: '%s/%s', destination: %s}" % (i, sbase, n, n) for i, n in enumerate(names)],
+                 extra="defaults: {tls: {ca_file: '%s'}}\n" % tls["ca"])
+        with open(os.path.join(d, "curl.cfg"), "w") as f:
+            for n in names:
+                f.write('url = "%s/%s"\noutput = "dest/%s"\n' % (sbase, n, n))
+        tools = {
+            "syncfiles": [sf, "apply", "--quiet", "m.yaml"],
+            "curl --http2 --parallel": ["curl", "-s", "--no-progress-meter", "--http2", "--parallel",
+                                        "--parallel-max", "8", "--cacert", tls["ca"], "--create-dirs", "-K",
+                                        "curl.cfg"],
+        }
+        bench("W7 500 x 16 KiB over TLS + HTTP/2, fresh destination", d, tools)
+        secure.stop()
 
     nginx.stop()
     with open(args.json, "w") as f:

@@ -2,7 +2,7 @@
 # syncfiles side by side with curl, aria2c and wget2 on one nginx (loopback).
 # Installs what it needs (nginx, curl, aria2, wget2), builds syncfiles in
 # release mode, runs Benchmarks/compare.py. Options go to compare.py:
-#   --rounds N (3)  --only W1,W2,W3,W4,W5,W6  --big BYTES (1 GiB)  --json FILE
+#   --rounds N (3)  --only W1,...,W7  --big BYTES (1 GiB)  --json FILE
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup
