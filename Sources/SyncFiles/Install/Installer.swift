@@ -47,33 +47,7 @@ public final class PartialFile: @unchecked Sendable {
     }
     name = last
     partialName = PartialFile.partialName(for: last)
-    // Root itself is the user's choice and may be a symlink; below it, nothing may be.
-    var dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if dir < 0 && errno == ENOENT {
-      // Created on first use only: no mkdir calls for every file of a run.
-      guard FileIO.makeFolders(root) else {
-        throw InstallError(message: "cannot create root \(root): \(errnoText())")
-      }
-      dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    }
-    guard dir >= 0 else { throw InstallError(message: "cannot open root \(root): \(errnoText())") }
-    for component in parts.dropLast() {
-      if mkdirat(dir, component, 0o755) != 0 && errno != EEXIST {
-        let e = errnoText()
-        close(dir)
-        throw InstallError(message: "cannot create folder '\(component)' for \(destination): \(e)")
-      }
-      let next = openat(dir, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-      let err = errno
-      close(dir)
-      guard next >= 0 else {
-        let why =
-          err == ELOOP || err == ENOTDIR
-          ? "is a symlink or not a folder; refusing to follow it" : String(cString: strerror(err))
-        throw InstallError(message: "'\(component)' on the way to \(destination) \(why)")
-      }
-      dir = next
-    }
+    let dir = try Self.openFolder(root: root, parts: parts.dropLast(), create: true, for: destination)
     folderFD = dir
     var folderStat = stat()
     fstat(dir, &folderStat)
@@ -107,6 +81,62 @@ public final class PartialFile: @unchecked Sendable {
   deinit {
     if fd >= 0 { close(fd) }
     close(folderFD)
+  }
+
+  /// The folder of a destination, opened from `root` one component at a
+  /// time with `O_NOFOLLOW` (created on the way when `create`).
+  static func openFolder(root: String, parts: ArraySlice<String>, create: Bool, for destination: String)
+    throws(InstallError) -> Int32
+  {
+    // Root itself is the user's choice and may be a symlink; below it, nothing may be.
+    var dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if dir < 0 && errno == ENOENT && create {
+      // Created on first use only: no mkdir calls for every file of a run.
+      guard FileIO.makeFolders(root) else {
+        throw InstallError(message: "cannot create root \(root): \(errnoText())")
+      }
+      dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    }
+    guard dir >= 0 else { throw InstallError(message: "cannot open root \(root): \(errnoText())") }
+    for component in parts {
+      if create && mkdirat(dir, component, 0o755) != 0 && errno != EEXIST {
+        let e = errnoText()
+        close(dir)
+        throw InstallError(message: "cannot create folder '\(component)' for \(destination): \(e)")
+      }
+      let next = openat(dir, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+      let err = errno
+      close(dir)
+      guard next >= 0 else {
+        let why =
+          err == ELOOP || err == ENOTDIR
+          ? "is a symlink or not a folder; refusing to follow it" : String(cString: strerror(err))
+        throw InstallError(message: "'\(component)' on the way to \(destination) \(why)")
+      }
+      dir = next
+    }
+    return dir
+  }
+
+  /// Sets the mode of an installed destination (`relative` inside `root`)
+  /// without a transfer (SPEC §8.2); never follows a symlink, touches only a
+  /// regular file.
+  public static func correctMode(root: String, relative: String, mode: UInt32) throws(InstallError) {
+    let destination = root + "/" + relative
+    let parts = relative.split(separator: "/").map(String.init)
+    guard let last = parts.last else { return }
+    let dir = try openFolder(root: root, parts: parts.dropLast(), create: false, for: destination)
+    defer { close(dir) }
+    let fd = openat(dir, last, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { throw InstallError(message: "cannot open \(destination) to set its mode: \(errnoText())") }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+      throw InstallError(message: "\(destination) is not a regular file; its mode is left alone")
+    }
+    guard fchmod(fd, mode_t(mode)) == 0 else {
+      throw InstallError(message: "cannot set the mode of \(destination) to \(String(mode, radix: 8)): \(errnoText())")
+    }
   }
 
   /// Appends bytes to the partial file.

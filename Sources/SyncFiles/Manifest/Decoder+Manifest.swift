@@ -403,6 +403,14 @@ extension ManifestDecoder {
       error(node.mark, "\(what) '\(original)' is not octal permission bits such as \"0644\" or \"0755\"")
       return nil
     }
+    if v & 0o7000 != 0 {
+      // A file from the network must never become setuid, setgid or sticky (SPEC §8.2).
+      error(
+        node.mark,
+        "\(what) '\(original)' sets the setuid, setgid or sticky bit; a downloaded file may not have them (use \"\(octalMode(v & 0o777))\")"
+      )
+      return nil
+    }
     if v & 0o002 != 0 {
       warning(node.mark, "\(what) '\(original)' lets every user write the file")
     }

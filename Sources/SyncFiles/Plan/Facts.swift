@@ -4,15 +4,21 @@
   import Darwin
 #endif
 
-/// What the file system says about one path.
+/// What the file system says about one path itself (`lstat`: a symlink is
+/// described, never followed).
 public struct FileFact: Sendable, Hashable {
   public var size: Int64
   public var mtimeNs: Int64
   public var isRegular: Bool
-  public init(size: Int64, mtimeNs: Int64, isRegular: Bool = true) {
+  public var isSymlink: Bool
+  /// Permission bits (`st_mode & 0o7777`).
+  public var mode: UInt32
+  public init(size: Int64, mtimeNs: Int64, isRegular: Bool = true, isSymlink: Bool = false, mode: UInt32 = 0o644) {
     self.size = size
     self.mtimeNs = mtimeNs
     self.isRegular = isRegular
+    self.isSymlink = isSymlink
+    self.mode = mode
   }
 }
 
@@ -82,9 +88,12 @@ public enum FactGatherer {
 
   public static func fact(at path: String) -> FileFact? {
     var st = stat()
-    guard stat(path, &st) == 0 else { return nil }
+    guard lstat(path, &st) == 0 else { return nil }
     let ns = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-    return FileFact(size: Int64(st.st_size), mtimeNs: ns, isRegular: (st.st_mode & S_IFMT) == S_IFREG)
+    let kind = st.st_mode & S_IFMT
+    return FileFact(
+      size: Int64(st.st_size), mtimeNs: ns, isRegular: kind == S_IFREG, isSymlink: kind == S_IFLNK,
+      mode: UInt32(st.st_mode & 0o7777))
   }
 
   /// The file system of the nearest existing folder at or above `folder`;

@@ -102,7 +102,9 @@ public enum Planner {
     let dest = facts.files[e.destinationPath]
     let held = sourceChanged ? nil : resumable(state?.partial, fact: facts.files[partialPath])
 
-    if let dest, !dest.isRegular {
+    if let dest, dest.isSymlink {
+      download(&t, "destination is a symlink: it is replaced by the downloaded file, never followed")
+    } else if let dest, !dest.isRegular {
       download(&t, "destination is not a regular file; apply will refuse to replace it")
     } else if dest == nil {
       if let (p, size) = held {
@@ -128,6 +130,7 @@ public enum Planner {
       t.request = .revalidate(installed: state?.installed?.validators, localMtime: nil)
     }
 
+    modeCheck(&t, dest)
     // When it is due next, after this run.
     if t.runs {
       t.nextDue = nextAfterRun(e.schedule, now: now)
@@ -187,6 +190,16 @@ public enum Planner {
     let why = p.validators.hasWeakDate ? "a weak Last-Modified" : "no strong validator"
     return
       "; the \(ByteSize.format(f.size)) partial held was received under \(why) and cannot be resumed — will start over"
+  }
+
+  /// An installed file that stays (not downloaded again) gets the manifest's
+  /// mode without a transfer when its mode differs.
+  static func modeCheck(_ t: inout PlannedTask, _ dest: FileFact?) {
+    guard t.action != .download && t.action != .resume, let dest, dest.isRegular else { return }
+    let wanted = t.entry.mode ?? 0o644
+    guard dest.mode != wanted else { return }
+    t.correctMode = wanted
+    t.reason += "; mode \(octalMode(dest.mode)) will be set to \(octalMode(wanted)) without a transfer"
   }
 
   static func hold(_ t: inout PlannedTask, _ why: String, until: Timestamp?) {

@@ -17,6 +17,9 @@ public struct PlannedTask: Sendable, Hashable {
   public var partialPath: String
   /// The request a first try sends (resume, conditional or whole).
   public var request: RequestPolicy = .whole
+  /// The mode an installed destination is set to without a transfer, when
+  /// the manifest's `mode` changed or the file's drifted (SPEC §8.2).
+  public var correctMode: UInt32?
 
   public var id: String { entry.qualifiedID }
   public var runs: Bool { action == .download || action == .resume || action == .revalidate }

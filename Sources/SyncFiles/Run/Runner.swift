@@ -164,6 +164,7 @@ public final class Runner: @unchecked Sendable {
           id: t.id, url: t.entry.url.display, destination: t.entry.destinationPath, action: t.action,
           outcome: outcome, reason: t.reason))
     }
+    for i in jobs.indices where jobs[i].task.correctMode != nil { correctMode(i) }
     let toRun = jobs.indices.filter { jobs[$0].task.runs }
     var report = RunReport(
       session: plan.session, started: Timestamp.current(), journal: journal.path, tasks: [], stopped: nil,
@@ -381,7 +382,7 @@ public final class Runner: @unchecked Sendable {
     let t = jobs[i].task
     let e = t.entry
     let url = jobs[i].urls[jobs[i].urlIndex]
-    if let f = FactGatherer.fact(at: e.destinationPath), !f.isRegular {
+    if let f = FactGatherer.fact(at: e.destinationPath), !f.isRegular && !f.isSymlink {
       fail(i, "\(e.destinationPath) exists and is not a regular file; refusing to replace it", retryable: false)
       return nil
     }
@@ -582,6 +583,17 @@ public final class Runner: @unchecked Sendable {
     }
     jobs[i].partial = nil
     return .install(InstallQueue.Item(index: i, partial: p, mode: e.mode))
+  }
+
+  /// Sets an installed file's mode without a transfer (the plan found it differs).
+  func correctMode(_ i: Int) {
+    guard let mode = jobs[i].task.correctMode else { return }
+    let root = manifests[jobs[i].manifest].root
+    do {
+      try PartialFile.correctMode(root: root, relative: jobs[i].task.entry.destination, mode: mode)
+    } catch {
+      jobs[i].report.warnings.append(error.message)
+    }
   }
 
   /// The destination already holds exactly these bytes: the journal's record

@@ -141,3 +141,9 @@ public enum Paths {
     return out
   }
 }
+
+/// Permission bits written as chmod takes them: `0644`, `0755`.
+func octalMode(_ mode: UInt32) -> String {
+  let digits = String(mode, radix: 8)
+  return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}

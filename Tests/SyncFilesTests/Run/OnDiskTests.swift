@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// What the manifest says is what is on disk (SPEC §8.2): symlinks are
+/// replaced and never adopted, and `mode` holds on every apply.
+@Suite final class OnDiskTests: ApplyWorkspace {
+  let server: FaultServer
+  let dir = makeTempDir()
+
+  init() throws { server = try FaultServer() }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  func mode(_ name: String) -> Int? {
+    (try? FileManager.default.attributesOfItem(atPath: dir + "/out/" + name))?[.posixPermissions] as? Int
+  }
+
+  /// Before: the planner stat'ed through the link, revalidated against the
+  /// outside file's date, got a 304 and left the link in place.
+  @Test func aSymlinkAtTheDestinationIsReplacedNeverAdopted() throws {
+    let a = testBytes(4_000, seed: 1)
+    server.put("a.bin", a)
+    let lm = "Sat, 21 Nov 2026 10:00:00 GMT"
+    server.routes(["/a.bin": ["file": "a.bin", "last_modified": lm]])
+    let outside = dir + "/elsewhere/precious.bin"
+    try FileManager.default.createDirectory(atPath: dir + "/elsewhere", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
+    let precious = testBytes(1_000, seed: 2)
+    write(precious, to: outside)
+    // The outside file's date is the server's Last-Modified: following the link would mean a 304.
+    var times = [timespec(tv_sec: 1_795_255_200, tv_nsec: 0), timespec(tv_sec: 1_795_255_200, tv_nsec: 0)]
+    utimensat(AT_FDCWD, outside, &times, 0)
+    try FileManager.default.createSymbolicLink(atPath: dir + "/out/evil.bin", withDestinationPath: outside)
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: evil.bin}"])
+
+    let plan = try run(["plan", "m.yaml"], cwd: dir)
+    #expect(plan.stdout.contains("symlink"), "\(plan.stdout)")
+    let r = try apply()
+    #expect(r.run.status == 0 && r.outcome("m/a") == "installed", "\(r.run.stdout)")
+    let link = try? FileManager.default.destinationOfSymbolicLink(atPath: dir + "/out/evil.bin")
+    #expect(link == nil, "the symlink is gone")
+    #expect(out("evil.bin") == a)
+    #expect(readBytes(outside) == precious, "the outside file is untouched")
+  }
+
+  /// Before: a changed `mode`, and a file chmod'ed by hand, were both kept.
+  @Test func modeHoldsOnEveryApplyWithoutATransfer() throws {
+    let a = testBytes(4_000, seed: 3)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"v1\"", "last_modified": "Sat, 21 Nov 2026 10:00:00 GMT"]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, mode: '0640'}"])
+    #expect(try apply().outcome("m/a") == "installed")
+    #expect(mode("a.bin") == 0o640)
+
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, mode: '0600'}"])
+    let plan = try run(["plan", "m.yaml"], cwd: dir)
+    #expect(plan.stdout.contains("mode 0640 will be set to 0600"), "\(plan.stdout)")
+    let changed = try apply()
+    #expect(changed.outcome("m/a") == "unchanged" && changed.int("m/a", "bytes_transferred") == 0)
+    #expect(mode("a.bin") == 0o600)
+
+    chmod(dir + "/out/a.bin", 0o666)  // drift by hand
+    // Also when the file is not due: the mode is corrected, nothing is fetched.
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, mode: '0600', schedule: every 1d}"])
+    let before = server.requests("/a.bin").count
+    let drifted = try apply()
+    #expect(drifted.run.status == 0)
+    #expect(mode("a.bin") == 0o600)
+    #expect(server.requests("/a.bin").count == before, "no request for a mode")
+    #expect(out("a.bin") == a)
+  }
+
+  @Test func setuidSetgidAndStickyBitsAreErrorsAtTheModeLine() throws {
+    for bits in ["4755", "2755", "1777", "0o4755"] {
+      manifest(["{id: a, url: 'https://example.org/a', destination: a.bin, mode: '\(bits)'}"])
+      let r = try run(["validate", "m.yaml"], cwd: dir)
+      #expect(r.status == 2 && r.stderr.contains("setuid, setgid or sticky"), "\(bits): \(r.stderr)")
+    }
+  }
+}
