@@ -50,7 +50,14 @@ struct Apply: ParsableCommand {
   func validate() throws {
     if let p = parallel, p < 1 { throw ValidationError("--parallel must be at least 1") }
     if let r = rate, case .failure(let e) = ByteSize.parseRate(r) { throw ValidationError("--rate: \(e.message)") }
-    if let d = deadline, case .failure(let e) = TimeSpan.parse(d) { throw ValidationError("--deadline: \(e.message)") }
+    if let d = deadline {
+      switch TimeSpan.parse(d) {
+      case .failure(let e): throw ValidationError("--deadline: \(e.message)")
+      case .success(let span) where span.seconds <= 0:
+        throw ValidationError("--deadline \(d) leaves no time to run; give a positive duration such as 30m")
+      case .success: break
+      }
+    }
     if session.now != nil && !dryRun {
       throw ValidationError("--now is for plans only (plan, status, apply --dry-run); apply runs at the real time")
     }
@@ -83,6 +90,7 @@ struct Apply: ParsableCommand {
     let plan = Planner.plan(
       manifests: set.manifests, journal: journal.tasks, facts: facts, options: PlanOptions(force: force, only: only),
       journalPath: journalPath)
+    try requireSelection(plan, only: only)
     for d in plan.disk where !d.ok {
       Output.error(
         "syncfiles: warning: \(d.path) has \(ByteSize.format(d.freeBytes)) free, the run expects to need \(ByteSize.format(d.neededBytes)); transfers that run out of space fail and keep the old files"

@@ -44,10 +44,22 @@ enum PlanOutput {
     let now = try session.clock()
     let loaded = try LoadedSession.load(paths: paths, options: session)
     let plan = loaded.plan(now: now, options: options, remote: remote, verbose: verbose)
+    try requireSelection(plan, only: options.only)
     switch session.format {
     case .json: Output.result(PlanReport.json(plan).serialized())
     case .text: Output.result(PlanReport.text(plan))
     }
     Output.keepUntilExit(loaded, plan)
   }
+}
+
+/// `--only` that selects no task is a usage error (exit 2), not a quiet
+/// success: the patterns are named, with some of the ids they could match.
+func requireSelection(_ plan: SessionPlan, only: [String]) throws {
+  guard !only.isEmpty, !plan.tasks.contains(where: \.selected) else { return }
+  let some = plan.tasks.prefix(5).map(\.id).joined(separator: ", ")
+  let more = plan.tasks.count > 5 ? ", …" : ""
+  let patterns = only.map { "'\($0)'" }.joined(separator: ", ")
+  Output.error("syncfiles: --only \(patterns) selects no task (the tasks are \(some)\(more))")
+  throw ExitCode(2)
 }

@@ -145,16 +145,19 @@ extension ManifestDecoder {
     var missingExpected: [SourceMark] = []
     for item in items {
       guard let own = decodeFileFields(item, isDefaults: false) else { continue }
+      var duplicate = false
       if let id = own.id, let mark = own.marks["id"] {
         if let first = seenIDs[id] {
           error(mark, "duplicate id '\(id)' (first used at line \(first.line))")
-          continue
+          duplicate = true
+        } else {
+          seenIDs[id] = mark
         }
-        seenIDs[id] = mark
       }
       // Without `defaults` there is nothing to merge (and no copy to make).
       let merged = hasDefaults ? own.over(defaults) : own
-      guard let entry = makeEntry(merged, item: item, manifest: manifest) else { continue }
+      // A duplicate is still checked in full (SPEC §8.2), but never kept.
+      guard let entry = makeEntry(merged, item: item, manifest: manifest), !duplicate else { continue }
       if entry.expectedBytes == nil { missingExpected.append(entry.mark) }
       manifest.files.append(entry)
     }

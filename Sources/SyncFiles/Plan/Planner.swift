@@ -93,6 +93,7 @@ public enum Planner {
 
     guard matches(e.qualifiedID, patterns: options.only) else {
       t.reason = "not selected by --only"
+      t.selected = false
       return t
     }
 

@@ -20,6 +20,8 @@ public struct PlannedTask: Sendable, Hashable {
   /// The mode an installed destination is set to without a transfer, when
   /// the manifest's `mode` changed or the file's drifted (SPEC §8.2).
   public var correctMode: UInt32?
+  /// False when `--only` leaves this task out.
+  public var selected = true
 
   public var id: String { entry.qualifiedID }
   public var runs: Bool { action == .download || action == .resume || action == .revalidate }

@@ -24,7 +24,7 @@ struct Bad: CustomTestStringConvertible, Sendable {
     ["sha256: " + String(repeating: "aB", count: 32)], ["schedule: once"], ["schedule: every 6h"],
     ["schedule: \"0 3 * * *\""], ["schedule: '@daily'"], ["schedule: every 15m"],
     ["not_before: 2026-12-01T00:00:00Z"], ["not_before: \"2026-12-01T01:00:00+01:00\""],
-    ["discretionary: false"], ["mode: \"0644\""], ["mode: 0755"], ["mode: '600'"], ["mode: \"4755\""],
+    ["discretionary: false"], ["mode: \"0644\""], ["mode: 0755"], ["mode: '600'"],
     ["retry: { attempts: 3 }"], ["retry: { attempts: 5, backoff: 30s, max_backoff: 1h }"],
     ["timeout: { connect: 15s, stall: 60s }"], ["on_change: [systemctl, reload, nginx]"],
     ["mirrors: [https://mirror.example.net/a, 'http://[::1]:8080/a']"],
