@@ -92,11 +92,26 @@ public enum StatusReport {
     public var action: Action?
   }
 
-  public static func rows(journal: [String: TaskState], plan: SessionPlan?) -> [Row] {
-    if let plan {
-      return plan.tasks.map { Row(id: $0.id, state: journal[$0.id], nextDue: $0.nextDue, action: $0.action) }
+  /// One row per task. A partial shows what its file holds now: the journal's
+  /// offset lags behind a transfer (and stops where a kill -9 left it).
+  public static func rows(
+    journal: [String: TaskState], plan: SessionPlan?, held: (String) -> Int64? = heldBytes
+  ) -> [Row] {
+    func state(_ id: String) -> TaskState? {
+      guard var s = journal[id] else { return nil }
+      if let p = s.partial { s.partial?.offset = held(p.path) ?? p.offset }
+      return s
     }
-    return journal.keys.sorted().map { Row(id: $0, state: journal[$0], nextDue: nil, action: nil) }
+    if let plan {
+      return plan.tasks.map { Row(id: $0.id, state: state($0.id), nextDue: $0.nextDue, action: $0.action) }
+    }
+    return journal.keys.sorted().map { Row(id: $0, state: state($0), nextDue: nil, action: nil) }
+  }
+
+  /// The size of a partial file as it is now (nil when it is gone or not a file).
+  public static func heldBytes(_ path: String) -> Int64? {
+    guard let f = FactGatherer.fact(at: path), f.isRegular else { return nil }
+    return f.size
   }
 
   public static func text(_ rows: [Row], journalPath: String) -> String {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import SyncFiles
+
 /// What the manifest says is what is on disk (SPEC §8.2): symlinks are
 /// replaced and never adopted, and `mode` holds on every apply.
 @Suite final class OnDiskTests: ApplyWorkspace {
@@ -75,5 +77,46 @@ import Testing
       let r = try run(["validate", "m.yaml"], cwd: dir)
       #expect(r.status == 2 && r.stderr.contains("setuid, setgid or sticky"), "\(bits): \(r.stderr)")
     }
+  }
+}
+
+/// `status` after a kill -9 shows the partial data actually held (SPEC §8.2);
+/// it said 0 B while `plan` knew of megabytes.
+@Suite struct StatusAfterKillTests {
+  @Test func statusShowsThePartialBytesHeldAfterAKill() throws {
+    let server = try FaultServer()
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let big = testBytes(3_000_000, seed: 5)
+    server.put("big.bin", big)
+    server.routes(["/big.bin": ["file": "big.bin", "etag": "\"v1\"", "trickle_bps": 1_000_000]])
+    write(
+      "version: 1\nname: s\nroot: out\njournal: state/journal\nfiles:\n  - {id: big, url: '\(server.base)/big.bin', destination: big.bin}\n",
+      to: dir + "/s.yaml")
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
+    p.arguments = ["apply", "--quiet", "s.yaml"]
+    p.currentDirectoryURL = URL(fileURLWithPath: dir)
+    p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+    p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+    try p.run()
+    let partial = dir + "/out/.big.bin.syncfiles-partial"
+    let start = Date()
+    var held = 0
+    while held < 600_000 && Date().timeIntervalSince(start) < 10 {
+      Thread.sleep(forTimeInterval: 0.05)
+      held = (try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0
+    }
+    kill(p.processIdentifier, SIGKILL)
+    p.waitUntilExit()
+    held = (try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0
+    #expect(held >= 600_000)
+    let status = try run(["status", "--format", "json", "s.yaml"], cwd: dir)
+    let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+    let task = (json?["tasks"] as? [[String: Any]])?.first
+    let offset = (task?["partial"] as? [String: Any])?["offset"] as? Int
+    #expect(offset == held, "status says \(offset ?? -1), the partial holds \(held): \(status.stdout)")
+    let text = try run(["status", "s.yaml"], cwd: dir)
+    #expect(text.stdout.contains(ByteSize.format(Int64(held))), "\(text.stdout)")
   }
 }
