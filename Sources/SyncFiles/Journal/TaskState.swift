@@ -75,6 +75,11 @@ public struct TaskState: Sendable, Hashable {
   /// Consecutive failed runs.
   public var failures: Int = 0
   public var backoffUntil: Timestamp?
+  /// This file's `on_change` is owed: set with the install that changed it,
+  /// cleared once the hook succeeded (SPEC §8.2).
+  public var changeHookPending = false
+  /// Its manifest's `on_complete` is owed for this file's change.
+  public var completeHookPending = false
 
   public init(id: String) { self.id = id }
 }
@@ -108,6 +113,8 @@ extension TaskState {
     }
     if failures > 0 { o.append(("failures", .int(Int64(failures)))) }
     put("backoff_until", backoffUntil.map { .string($0.rfc3339) })
+    if changeHookPending { o.append(("on_change_pending", .bool(true))) }
+    if completeHookPending { o.append(("on_complete_pending", .bool(true))) }
     return .object(o)
   }
 
@@ -134,5 +141,7 @@ extension TaskState {
     }
     failures = Int(v["failures"]?.intValue ?? 0)
     backoffUntil = time("backoff_until")
+    changeHookPending = v["on_change_pending"]?.boolValue ?? false
+    completeHookPending = v["on_complete_pending"]?.boolValue ?? false
   }
 }

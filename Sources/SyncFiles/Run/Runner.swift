@@ -170,6 +170,10 @@ public final class Runner: @unchecked Sendable {
       session: plan.session, started: Timestamp.current(), journal: journal.path, tasks: [], stopped: nil,
       elapsed: 0)
     guard !toRun.isEmpty else {
+      // Nothing to transfer; hooks owed by earlier runs still run.
+      report.hookErrors = runHooks()
+      journal.sync()
+      report.journalError = journal.firstError?.message
       report.tasks = jobs.map(\.report)
       return report
     }
@@ -341,6 +345,7 @@ public final class Runner: @unchecked Sendable {
     }
     journal.sync()
     report.hookErrors = runHooks()
+    journal.sync()
     journal.compactIfNeeded()
     report.journalError = journal.firstError?.message
     report.tasks = jobs.map(\.report)
@@ -578,7 +583,7 @@ public final class Runner: @unchecked Sendable {
     if sameAsInstalled(i, digest: digest, size: p.size) {
       // The same bytes again (a weak date's unconditional check, or a lost journal): nothing changes.
       discardPartial(i)
-      unchanged(i, validators: jobs[i].pendingValidators)
+      unchanged(i, validators: jobs[i].pendingValidators, digest: digest)
       return .done
     }
     jobs[i].partial = nil
@@ -597,13 +602,25 @@ public final class Runner: @unchecked Sendable {
   }
 
   /// The destination already holds exactly these bytes: the journal's record
-  /// of it still matches the file, and its digest is this one.
+  /// of it still matches the file and its digest is this one; or, with no
+  /// record (a lost journal, a file put there by hand), the file's own bytes
+  /// hash to it (read only when the sizes agree).
   func sameAsInstalled(_ i: Int, digest: String, size: Int64) -> Bool {
     let e = jobs[i].task.entry
-    guard let inst = journal.state(e.qualifiedID).installed, inst.sha256 == digest, inst.size == size,
-      let f = FactGatherer.fact(at: e.destinationPath), f.isRegular, f.size == inst.size, f.mtimeNs == inst.mtimeNs
-    else { return false }
-    return true
+    guard let f = FactGatherer.fact(at: e.destinationPath), f.isRegular, f.size == size else { return false }
+    if let inst = journal.state(e.qualifiedID).installed, inst.sha256 != nil {
+      return inst.sha256 == digest && inst.size == size && f.mtimeNs == inst.mtimeNs
+    }
+    return Self.digest(ofFileAt: e.destinationPath, size: size) == digest
+  }
+
+  /// SHA-256 of a regular file, never through a symlink; nil when it cannot be read.
+  static func digest(ofFileAt path: String, size: Int64) -> String? {
+    let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    let hasher = SHA256Hasher()
+    return hasher.update(fd: fd, length: size) ? hasher.finish() : nil
   }
 
   func installed(_ d: InstallQueue.Done) {
@@ -618,7 +635,14 @@ public final class Runner: @unchecked Sendable {
     let previous = journal.state(e.qualifiedID).installed?.sha256
     let digest = jobs[i].report.sha256
     let v = jobs[i].pendingValidators
+    let changed = previous == nil || previous != digest
+    let manifest = manifests[jobs[i].manifest]
     journal.update(e.qualifiedID) { s in
+      // The hooks are owed from the moment the new bytes are in place, in the same record.
+      if changed {
+        s.changeHookPending = s.changeHookPending || e.onChange != nil
+        s.completeHookPending = s.completeHookPending || manifest.onComplete != nil
+      }
       s.fingerprint = Planner.fingerprint(e)
       s.lastCheck = now
       s.lastSuccess = now
@@ -636,14 +660,15 @@ public final class Runner: @unchecked Sendable {
       }
     }
     jobs[i].report.outcome = .installed
-    jobs[i].report.changed = previous == nil || previous != digest
+    jobs[i].report.changed = changed
     if let err = d.error { jobs[i].report.warnings.append(err.message) }
     var line = "syncfiles: installed \(e.qualifiedID) (\(ByteSize.format(jobs[i].report.bytesTransferred))"
     if jobs[i].report.resumedFrom > 0 { line += ", resumed at \(ByteSize.format(jobs[i].report.resumedFrom))" }
     options.log(line + ")")
   }
 
-  func unchanged(_ i: Int, validators v: Validators?) {
+  /// `digest`: the SHA-256 of the destination's bytes, when this run read them.
+  func unchanged(_ i: Int, validators v: Validators?, digest: String? = nil) {
     let e = jobs[i].task.entry
     let now = Timestamp.current()
     let fact = FactGatherer.fact(at: e.destinationPath)
@@ -661,6 +686,7 @@ public final class Runner: @unchecked Sendable {
       s.backoffUntil = nil
       if var inst = s.installed {
         if let e = v?.etag { inst.etag = e }
+        if inst.sha256 == nil { inst.sha256 = digest }
         if let v, v.lastModified != nil {
           inst.lastModified = v.lastModified
           inst.dateIsStrong = v.dateIsStrong
@@ -668,7 +694,7 @@ public final class Runner: @unchecked Sendable {
         s.installed = inst
       } else if let f = fact {
         s.installed = TaskState.Installed(
-          size: f.size, mtimeNs: f.mtimeNs, etag: v?.etag, lastModified: v?.lastModified,
+          size: f.size, mtimeNs: f.mtimeNs, etag: v?.etag, lastModified: v?.lastModified, sha256: digest,
           dateIsStrong: v?.dateIsStrong ?? false)
       }
     }
@@ -717,9 +743,12 @@ public final class Runner: @unchecked Sendable {
 
   // MARK: - Hooks
 
-  /// The hooks (`on_change` for each file installed changed, then
-  /// `on_complete` once per manifest with a changed file). Failures are
-  /// reported, never fatal to others.
+  /// The hooks the journal says are owed (SPEC §8.2): `on_change` for each
+  /// file whose change has not yet been hooked successfully, then
+  /// `on_complete` once per manifest with such a file. A hook that fails
+  /// stays owed and runs again on the next apply, even if nothing changes
+  /// then; one that succeeds is cleared and never runs again for that change.
+  /// Failures are reported, never fatal to others.
   func runHooks() -> [String] {
     var errors: [String] = []
     func run(_ event: HookEvent) -> String? {
@@ -732,14 +761,19 @@ public final class Runner: @unchecked Sendable {
       }
       return first
     }
-    var changedByManifest: [Int: [String]] = [:]
-    for i in jobs.indices where jobs[i].report.outcome == .installed && jobs[i].report.changed {
-      let e = jobs[i].task.entry
-      changedByManifest[jobs[i].manifest, default: []].append(e.qualifiedID)
-      jobs[i].report.hookError = run(.fileChanged(e, manifest: manifests[jobs[i].manifest]))
+    var owedByManifest: [Int: [Int]] = [:]
+    for i in jobs.indices where jobs[i].task.selected {
+      let id = jobs[i].task.id
+      let state = journal.state(id)
+      if state.completeHookPending { owedByManifest[jobs[i].manifest, default: []].append(i) }
+      guard state.changeHookPending else { continue }
+      let err = run(.fileChanged(jobs[i].task.entry, manifest: manifests[jobs[i].manifest]))
+      jobs[i].report.hookError = err
+      if err == nil { journal.update(id) { $0.changeHookPending = false } }
     }
-    for (m, ids) in changedByManifest.sorted(by: { $0.key < $1.key }) {
-      _ = run(.manifestChanged(manifests[m], changed: ids))
+    for (m, owed) in owedByManifest.sorted(by: { $0.key < $1.key }) {
+      guard run(.manifestChanged(manifests[m], changed: owed.map { jobs[$0].task.id })) == nil else { continue }
+      for i in owed { journal.update(jobs[i].task.id) { $0.completeHookPending = false } }
     }
     return errors
   }

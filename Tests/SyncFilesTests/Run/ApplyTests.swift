@@ -298,9 +298,11 @@ import Testing
     #expect((r.tasks["m/b"]?["hook_error"] as? String)?.contains("nope") == true)
     let lines = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
     #expect(lines == "change m/a installed \(dir)/out/a.bin\ncomplete  changed \n")
-    // Nothing changed on the second run: no hook runs.
+    // Nothing changed on the second run: the hooks that succeeded do not run
+    // again; b's failed one is still owed, runs again, and fails again.
     let again = try apply(["--force"])
-    #expect(again.run.status == 0)
+    #expect(again.run.status == 1)
+    #expect((again.tasks["m/b"]?["hook_error"] as? String)?.contains("nope") == true)
     #expect(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "") == lines)
   }
 

@@ -120,3 +120,70 @@ import Testing
     #expect(text.stdout.contains(ByteSize.format(Int64(held))), "\(text.stdout)")
   }
 }
+
+/// Hooks are owed until they succeed, and `changed` means different bytes (SPEC §8.2).
+@Suite final class HookAndChangeTests: ApplyWorkspace {
+  let server: FaultServer
+  let dir = makeTempDir()
+
+  init() throws { server = try FaultServer() }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  func lines(_ name: String) -> [String] {
+    ((try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  /// Before: the reload failed once, the next run got a 304, exited 0, and
+  /// the reload never happened.
+  @Test func aFailedHookRunsAgainUntilItSucceedsThenNeverForTheSameChange() throws {
+    server.put("a.bin", testBytes(2_000, seed: 1))
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"v1\"", "last_modified": "Sat, 21 Nov 2026 10:00:00 GMT"]])
+    // Fails while the file `broken` exists, and logs every call.
+    let script = dir + "/reload.sh"
+    write("#!/bin/sh\necho \"$1\" >> \(dir)/calls\n[ -e \(dir)/broken ] && exit 1\nexit 0\n", to: script)
+    chmod(script, 0o755)
+    write("", to: dir + "/broken")
+    manifest(
+      ["{id: a, url: '\(server.base)/a.bin', destination: a.bin, on_change: ['\(script)', change]}"],
+      extra: "hooks: {on_complete: ['\(script)', complete]}")
+    let first = try apply()
+    #expect(first.run.status == 1 && first.outcome("m/a") == "installed")
+    #expect(lines("calls") == ["change", "complete"])
+
+    let second = try apply()
+    #expect(second.outcome("m/a") == "unchanged" && second.int("m/a", "http_status") == 304)
+    #expect(second.run.status == 1, "still failing: still reported")
+    #expect(lines("calls") == ["change", "complete", "change", "complete"])
+
+    try FileManager.default.removeItem(atPath: dir + "/broken")
+    let third = try apply()
+    #expect(third.run.status == 0, "\(third.run.stderr)")
+    #expect(lines("calls").count == 6, "ran once more, and succeeded")
+
+    let fourth = try apply()
+    #expect(fourth.run.status == 0)
+    #expect(lines("calls").count == 6, "exactly once after success")
+  }
+
+  /// Before: with the journal lost, the same bytes fetched again were
+  /// `changed` and fired on_change.
+  @Test func identicalBytesAfterALostJournalAreUnchangedAndFireNoHook() throws {
+    let a = testBytes(50_000, seed: 2)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin"]])  // no validators at all: every check is a full GET
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, on_change: [touch, '\(dir)/fired']}"])
+    #expect(try apply().outcome("m/a") == "installed")
+    try FileManager.default.removeItem(atPath: dir + "/fired")
+    try FileManager.default.removeItem(atPath: dir + "/state")
+    let again = try apply()
+    #expect(again.run.status == 0)
+    #expect(again.outcome("m/a") == "unchanged", "\(again.run.stdout)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/fired"))
+    #expect(out("a.bin") == a)
+    // Different bytes are a change.
+    server.put("a.bin", testBytes(50_000, seed: 3))
+    let changed = try apply()
+    #expect(changed.outcome("m/a") == "installed" && (changed.tasks["m/a"]?["changed"] as? Bool) == true)
+    #expect(FileManager.default.fileExists(atPath: dir + "/fired"))
+  }
+}
