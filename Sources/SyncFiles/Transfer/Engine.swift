@@ -391,6 +391,13 @@ final class Transfer {
     if status == 416, let cr = header("Content-Range") { rangeTotal = ContentRange.parse(cr)?.total }
     let body = spec.isFile || status == 200 || status == 206
     guard body else { return true }  // 3xx, 304, 416, errors: the body is not the file; it is dropped.
+    if !spec.isFile, let encoding = header("Content-Encoding"), encoding.lowercased() != "identity" {
+      // Checksums and the file are the bytes as stored: an encoded body is never installed (SPEC §8.2).
+      failure = .failed(
+        "the server sent the body with Content-Encoding: \(encoding) although syncfiles asked for identity; refused, nothing installed",
+        retryable: false)
+      return false
+    }
 
     var offset: Int64 = 0
     var total = length

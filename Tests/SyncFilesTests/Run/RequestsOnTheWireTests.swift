@@ -157,3 +157,28 @@ enum HTTPDateForTests {
     return f.string(from: d)
   }
 }
+
+/// A body encoded despite `Accept-Encoding: identity` is refused, never
+/// installed encoded (SPEC §8.2); it was installed as gzip before.
+@Suite final class EncodedBodyTests: ApplyWorkspace {
+  let server: FaultServer
+  let dir = makeTempDir()
+
+  init() throws { server = try FaultServer() }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  @Test func aGzipBodyDespiteIdentityIsRefusedAndTheOldFileKept() throws {
+    let a = testBytes(20_000, seed: 1)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin"]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 1}}"])
+    #expect(try apply().outcome("m/a") == "installed")
+    server.put("b.bin", testBytes(20_000, seed: 2))
+    server.routes(["/a.bin": ["file": "b.bin", "gzip": true]])
+    let r = try apply(["--force"])
+    #expect(r.run.status == 1 && r.outcome("m/a") == "failed")
+    #expect(r.string("m/a", "error")?.contains("Content-Encoding: gzip") == true, "\(r.run.stdout)")
+    #expect(out("a.bin") == a, "the old file is kept")
+    #expect(!partialExists("a.bin"))
+  }
+}

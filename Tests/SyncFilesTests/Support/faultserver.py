@@ -19,7 +19,8 @@ behaviour (content, ETag, faults) between requests by rewriting it:
                 "content_range_shift": 10,  # lie in Content-Range by this many bytes
                 "require": {"x-token": "s3cret"},   # 401 unless these headers match
                 "status": 404,              # a plain error status
-                "always_304": true}}        # 304 Not Modified, whatever was asked
+                "always_304": true,         # 304 Not Modified, whatever was asked
+                "gzip": true}}              # gzip the body and say so, whatever was asked
 
 Every request is appended to DIR/requests.jsonl (method, path, headers).
 """
@@ -111,6 +112,10 @@ class Handler(BaseHTTPRequestHandler):
                 status = 206
         part = body[start:]
         headers = list(validators)
+        if r.get("gzip"):
+            import gzip
+            part = gzip.compress(part)
+            headers.append(("Content-Encoding", "gzip"))
         if status == 206:
             shown = start + r.get("content_range_shift", 0)
             headers.append(("Content-Range", "bytes %d-%d/%d" % (shown, len(body) - 1, len(body))))
