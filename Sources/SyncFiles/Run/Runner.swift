@@ -561,6 +561,11 @@ public final class Runner: @unchecked Sendable {
       return .done
     }
     let e = jobs[i].task.entry
+    if head?.lengthUnknown == true, let refusal = closeDelimited(i, size: p.size, validators: validators) {
+      discardPartial(i)
+      fail(i, refusal, retryable: true)
+      return .done
+    }
     let digest = jobs[i].hasher.finish()
     jobs[i].report.sha256 = digest
     var input = VerifyInput(
@@ -588,6 +593,33 @@ public final class Runner: @unchecked Sendable {
     }
     jobs[i].partial = nil
     return .install(InstallQueue.Item(index: i, partial: p, mode: e.mode))
+  }
+
+  /// A body whose end only the closing connection marked (SPEC §8.2): a
+  /// warning, or the reason to refuse it when an earlier response for the
+  /// same version (same strong ETag, or same strong date) gave another size.
+  func closeDelimited(_ i: Int, size: Int64, validators now: Validators?) -> String? {
+    let state = journal.state(jobs[i].task.id)
+    var known: Int64? = nil
+    if let inst = state.installed, let now, Self.sameVersion(inst.validators, now) { known = inst.size }
+    if let p = state.partial, let total = p.totalBytes, let now, Self.sameVersion(p.validators, now) { known = total }
+    if let known, known != size {
+      return
+        "the server marked the end of the body only by closing the connection after \(ByteSize.format(size)), but this version is \(ByteSize.format(known)); refused as cut short, nothing installed"
+    }
+    jobs[i].report.warnings.append(
+      "the server marked the end of the body only by closing the connection: its length (\(ByteSize.format(size))) could not be checked"
+    )
+    return nil
+  }
+
+  /// Both name the same version: an equal strong ETag, or an equal strong date without ETags.
+  static func sameVersion(_ a: Validators, _ b: Validators) -> Bool {
+    if let x = a.etag, let y = b.etag { return x == y && a.hasStrongETag && !a.hasWeakDate && !b.hasWeakDate }
+    if a.etag == nil, b.etag == nil, let x = a.lastModified, let y = b.lastModified {
+      return x == y && a.dateIsStrong && b.dateIsStrong
+    }
+    return false
   }
 
   /// Sets an installed file's mode without a transfer (the plan found it differs).

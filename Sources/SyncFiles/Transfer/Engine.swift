@@ -66,6 +66,9 @@ public struct ResponseHead: Sendable {
   public var offset: Int64
   /// True when partial data held before was dropped (the server sent the whole file).
   public var restarted: Bool
+  /// HTTP/1 without Content-Length or chunking: only the closing connection
+  /// marked the end, so a cut connection looks like a complete body.
+  public var lengthUnknown = false
 }
 
 public enum TransferOutcome: Sendable, Equatable {
@@ -354,6 +357,8 @@ final class Transfer {
   var validators: Validators?
   var rangeTotal: Int64?
   var retryAfter: Int64?
+  /// The final response came over HTTP/1.x (where a body may end at the close).
+  var http1 = false
 
   init(spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void, engine: TransferEngine) {
     self.spec = spec
@@ -441,9 +446,11 @@ final class Transfer {
       return false
     }
     resumedFrom = offset
-    let h = ResponseHead(
+    var h = ResponseHead(
       status: status, validators: validators ?? Validators(etag: nil, lastModified: nil, dateIsStrong: false),
       totalBytes: total, offset: offset, restarted: restarted)
+    let chunked = header("Transfer-Encoding")?.lowercased().contains("chunked") ?? false
+    h.lengthUnknown = !spec.isFile && http1 && length == nil && !chunked
     head = h
     spec.onBody(h)
     writing = true
@@ -492,6 +499,7 @@ let transferHeaderCallback: sf_curl_data_cb = { ptr, size, count, userdata in
     t.headerLines.removeAll()
     let parts = line.split(separator: " ", maxSplits: 2)
     t.status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+    t.http1 = line.hasPrefix("HTTP/1")
     t.decided = false
   } else if line == "\r\n" || line == "\n" {
     // End of a response's headers; 1xx responses are interim.

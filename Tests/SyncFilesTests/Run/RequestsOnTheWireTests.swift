@@ -182,3 +182,33 @@ enum HTTPDateForTests {
     #expect(!partialExists("a.bin"))
   }
 }
+
+/// HTTP/1 bodies whose end only the closing connection marks (SPEC §8.2):
+/// installed with a warning, refused when the same version had another size.
+@Suite final class CloseDelimitedBodyTests: ApplyWorkspace {
+  let server: FaultServer
+  let dir = makeTempDir()
+
+  init() throws { server = try FaultServer() }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  @Test func aBodyEndedByTheCloseWarnsAndIsRefusedWhenCutShortOfAKnownSize() throws {
+    let a = testBytes(100_000, seed: 1)
+    server.put("a.bin", a)
+    let v1: [String: Any] = ["file": "a.bin", "etag": "\"v1\"", "last_modified": "Sat, 21 Nov 2026 10:00:00 GMT"]
+    server.routes(["/a.bin": v1.merging(["close_delimited": true]) { $1 }])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 1}}"])
+    let first = try apply()
+    #expect(first.outcome("m/a") == "installed" && out("a.bin") == a, "\(first.run.stdout)")
+    let warnings = (first.tasks["m/a"]?["warnings"] as? [String]) ?? []
+    #expect(warnings.contains { $0.contains("only by closing the connection") }, "\(warnings)")
+
+    // The same version, cut at 40,000 bytes: its size is known, so it is refused.
+    try FileManager.default.removeItem(atPath: dir + "/out/a.bin")
+    server.routes(["/a.bin": v1.merging(["close_delimited": true, "close_after": 40_000]) { $1 }])
+    let cut = try apply()
+    #expect(cut.run.status == 1 && cut.outcome("m/a") == "failed", "\(cut.run.stdout)")
+    #expect(cut.string("m/a", "error")?.contains("cut short") == true)
+    #expect(out("a.bin") == nil && !partialExists("a.bin"))
+  }
+}

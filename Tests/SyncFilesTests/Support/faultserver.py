@@ -20,7 +20,9 @@ behaviour (content, ETag, faults) between requests by rewriting it:
                 "require": {"x-token": "s3cret"},   # 401 unless these headers match
                 "status": 404,              # a plain error status
                 "always_304": true,         # 304 Not Modified, whatever was asked
-                "gzip": true}}              # gzip the body and say so, whatever was asked
+                "gzip": true,               # gzip the body and say so, whatever was asked
+                "close_delimited": true,    # no Content-Length: the close marks the end...
+                "close_after": 1000}}       # ...which comes after N bytes (default: all)
 
 Every request is appended to DIR/requests.jsonl (method, path, headers).
 """
@@ -112,6 +114,17 @@ class Handler(BaseHTTPRequestHandler):
                 status = 206
         part = body[start:]
         headers = list(validators)
+        if r.get("close_delimited"):
+            self.send_response(200)
+            for k, v in headers:
+                self.send_header(k, v)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            if not head:
+                self.wfile.write(body[:r.get("close_after", len(body))])
+                self.wfile.flush()
+            self.close_connection = True
+            return
         if r.get("gzip"):
             import gzip
             part = gzip.compress(part)
