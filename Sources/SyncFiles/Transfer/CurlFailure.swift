@@ -30,6 +30,11 @@ enum CurlFailure {
         retryable: false)
     case CURLE_SSL_CERTPROBLEM:
       return .failed("the client certificate (tls.client_cert) could not be used (\(libcurl))", retryable: false)
+    case CURLE_OUT_OF_MEMORY:
+      // What a hostile server's giant header line gets from libcurl (its limit is 100 KiB a header).
+      return .failed(
+        "the response could not be held: a header line past libcurl's 100 KiB limit, or no memory left (\(libcurl))",
+        retryable: false)
     case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_FILE_COULDNT_READ_FILE, CURLE_REMOTE_FILE_NOT_FOUND,
       CURLE_TOO_MANY_REDIRECTS:
       return .failed(libcurl, retryable: false)

@@ -212,3 +212,23 @@ enum HTTPDateForTests {
     #expect(out("a.bin") == nil && !partialExists("a.bin"))
   }
 }
+
+/// A 1 MB header line: a clear failure, not "Out of memory" alone (SPEC §8.2).
+@Suite final class HugeHeaderTests: ApplyWorkspace {
+  let server: FaultServer
+  let dir = makeTempDir()
+
+  init() throws { server = try FaultServer() }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  @Test func aMegabyteHeaderLineFailsClearlyAndInstallsNothing() throws {
+    server.put("a.bin", testBytes(1_000, seed: 1))
+    server.routes(["/a.bin": ["file": "a.bin", "huge_header": 1_000_000]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 1}}"])
+    let r = try apply()
+    #expect(r.run.status == 1 && r.outcome("m/a") == "failed")
+    let error = r.string("m/a", "error") ?? ""
+    #expect(error.contains("header line past libcurl's 100 KiB limit"), "\(error)")
+    #expect(out("a.bin") == nil && !partialExists("a.bin"))
+  }
+}

@@ -22,7 +22,8 @@ behaviour (content, ETag, faults) between requests by rewriting it:
                 "always_304": true,         # 304 Not Modified, whatever was asked
                 "gzip": true,               # gzip the body and say so, whatever was asked
                 "close_delimited": true,    # no Content-Length: the close marks the end...
-                "close_after": 1000}}       # ...which comes after N bytes (default: all)
+                "close_after": 1000,        # ...which comes after N bytes (default: all)
+                "huge_header": 1000000}}    # one header line of N bytes
 
 Every request is appended to DIR/requests.jsonl (method, path, headers).
 """
@@ -114,6 +115,8 @@ class Handler(BaseHTTPRequestHandler):
                 status = 206
         part = body[start:]
         headers = list(validators)
+        if r.get("huge_header"):
+            headers.append(("X-Huge", "a" * r["huge_header"]))
         if r.get("close_delimited"):
             self.send_response(200)
             for k, v in headers:
