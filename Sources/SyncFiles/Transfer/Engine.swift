@@ -325,7 +325,10 @@ public final class TransferEngine: @unchecked Sendable {
       guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
         let scheme = next.split(separator: ":", maxSplits: 1).first.map(String.init) ?? next
         return finish(
-          t, .failed("redirect to a \(scheme): URL refused (only http and https are followed)", retryable: false))
+          t,
+          .failed(
+            "redirect refused: the target's scheme is '\(scheme)' (only http and https are followed)", retryable: false)
+        )
       }
       guard t.hops < 10 else { return finish(t, .failed("more than 10 redirects", retryable: false)) }
       detach(t)

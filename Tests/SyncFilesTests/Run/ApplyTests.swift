@@ -185,7 +185,7 @@ import Testing
     manifest(["{id: a, url: '\(server.base)/a', destination: a.bin}"])
     let r = try apply()
     #expect(r.run.status == 1)
-    #expect((r.tasks["m/a"]?["error"] as? String)?.contains("redirect to a file: URL refused") == true)
+    #expect((r.tasks["m/a"]?["error"] as? String)?.contains("redirect refused: the target's scheme is 'file'") == true)
     #expect(out("a.bin") == nil)
   }
 
