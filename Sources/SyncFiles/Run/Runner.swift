@@ -387,6 +387,10 @@ public final class Runner: @unchecked Sendable {
     let t = jobs[i].task
     let e = t.entry
     let url = jobs[i].urls[jobs[i].urlIndex]
+    // The report names the URL of the last try (the mirror that served), and
+    // only that try's status: an earlier 503 never stands beside a later connection error.
+    jobs[i].report.url = url.display
+    jobs[i].report.httpStatus = nil
     if let f = FactGatherer.fact(at: e.destinationPath), !f.isRegular && !f.isSymlink {
       fail(i, "\(e.destinationPath) exists and is not a regular file; refusing to replace it", retryable: false)
       return nil

@@ -154,6 +154,7 @@ import Testing
     #expect(r.run.status == 0, "\(r.run.stderr)")
     #expect(out("a.bin") == a)
     #expect(server.requests().map(\.path) == ["/gone/a.bin", "/mirror/a.bin"])
+    #expect(r.string("m/a", "url") == "\(server.base)/mirror/a.bin", "the report names the mirror that served")
   }
 
   @Test func redirectsKeepSecretsAtTheirOriginAndNeverReachOutput() throws {
