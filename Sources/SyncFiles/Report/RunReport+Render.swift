@@ -13,7 +13,9 @@ extension RunReport {
         if let h = t.hookError { note += "; \(h)" }
       }
       if !t.warnings.isEmpty { note += (note.isEmpty ? "" : "; ") + t.warnings.joined(separator: "; ") }
-      table.rows.append([t.id, t.outcome.rawValue, ByteSize.format(t.bytesTransferred), note])
+      // A task the run stopped before it began moved nothing: "-", not "0 B" (and the note says "not started").
+      let bytes = t.attempts == 0 && t.bytesTransferred == 0 ? "-" : ByteSize.format(t.bytesTransferred)
+      table.rows.append([t.id, t.outcome.rawValue, bytes, note])
     }
     var out = table.rows.isEmpty ? "" : table.render() + "\n\n"
     let counts = TaskOutcome.allCases.map { "\(count($0)) \($0.rawValue)" }.joined(separator: ", ")

@@ -255,6 +255,21 @@ import Testing
     #expect(out("a.bin") == a)
   }
 
+  /// A task the deadline stopped before it began is "not started", with no
+  /// byte count ("interrupted 0 B" read as if it had run).
+  @Test func aTaskTheDeadlineStoppedBeforeItBeganShowsNoBytes() throws {
+    server.put("a.bin", testBytes(120_000, seed: 26))
+    server.routes(["/a.bin": ["file": "a.bin", "trickle_bps": 20_000], "/b.bin": ["file": "a.bin"]])
+    manifest([
+      "{id: a, url: '\(server.base)/a.bin', destination: a.bin}",
+      "{id: b, url: '\(server.base)/b.bin', destination: b.bin}",
+    ])
+    let r = try run(["apply", "--parallel", "1", "--deadline", "1s", "m.yaml"], cwd: dir)
+    #expect(r.status == 75)
+    let row = r.stdout.split(separator: "\n").first { $0.hasPrefix("m/b ") }.map(String.init) ?? ""
+    #expect(row.contains("interrupted") && row.contains("not started") && !row.contains("0 B"), "\(r.stdout)")
+  }
+
   @Test func sigtermStopsWith75KeepingResumeStateAndASecondApplyIsLockedOut() throws {
     server.put("a.bin", testBytes(200_000, seed: 17))
     server.routes(["/a.bin": ["file": "a.bin", "etag": "\"t\"", "trickle_bps": 20_000]])
