@@ -45,6 +45,25 @@ public struct Validators: Sendable, Hashable {
     return dateIsStrong ? lastModified : nil
   }
 
+  /// Whether a response with these validators is of the version an
+  /// `If-Range` value names: its ETag (a quoted value) or its date; nil when
+  /// the response carries no validator of that kind.
+  public func names(ifRange sent: String) -> Bool? {
+    let mine = sent.hasPrefix("\"") ? etag : lastModified
+    return mine.map { $0 == sent }
+  }
+
+  /// Both name the same version, as far as trusted validators can tell: an
+  /// equal strong ETag with no weak date beside it, or, without ETags, an
+  /// equal date strong in both.
+  public func isSameVersion(as other: Validators) -> Bool {
+    if let x = etag, let y = other.etag { return x == y && hasStrongETag && !hasWeakDate && !other.hasWeakDate }
+    if etag == nil, other.etag == nil, let x = lastModified, let y = other.lastModified {
+      return x == y && dateIsStrong && other.dateIsStrong
+    }
+    return false
+  }
+
   /// Trusted for a conditional revalidation (a 304 may be believed).
   /// A weak date makes the ETag beside it no better (see `ifRange`).
   public var canRevalidate: Bool { !hasWeakDate && (etag != nil || lastModified != nil) }

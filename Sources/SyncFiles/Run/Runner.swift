@@ -605,8 +605,8 @@ public final class Runner: @unchecked Sendable {
   func closeDelimited(_ i: Int, size: Int64, validators now: Validators?) -> String? {
     let state = journal.state(jobs[i].task.id)
     var known: Int64? = nil
-    if let inst = state.installed, let now, Self.sameVersion(inst.validators, now) { known = inst.size }
-    if let p = state.partial, let total = p.totalBytes, let now, Self.sameVersion(p.validators, now) { known = total }
+    if let inst = state.installed, let now, inst.validators.isSameVersion(as: now) { known = inst.size }
+    if let p = state.partial, let total = p.totalBytes, let now, p.validators.isSameVersion(as: now) { known = total }
     if let known, known != size {
       return
         "the server marked the end of the body only by closing the connection after \(ByteSize.format(size)), but this version is \(ByteSize.format(known)); refused as cut short, nothing installed"
@@ -615,15 +615,6 @@ public final class Runner: @unchecked Sendable {
       "the server marked the end of the body only by closing the connection: its length (\(ByteSize.format(size))) could not be checked"
     )
     return nil
-  }
-
-  /// Both name the same version: an equal strong ETag, or an equal strong date without ETags.
-  static func sameVersion(_ a: Validators, _ b: Validators) -> Bool {
-    if let x = a.etag, let y = b.etag { return x == y && a.hasStrongETag && !a.hasWeakDate && !b.hasWeakDate }
-    if a.etag == nil, b.etag == nil, let x = a.lastModified, let y = b.lastModified {
-      return x == y && a.dateIsStrong && b.dateIsStrong
-    }
-    return false
   }
 
   /// Sets an installed file's mode without a transfer (the plan found it differs).
@@ -643,20 +634,12 @@ public final class Runner: @unchecked Sendable {
   /// hash to it (read only when the sizes agree).
   func sameAsInstalled(_ i: Int, digest: String, size: Int64) -> Bool {
     let e = jobs[i].task.entry
+    let recorded = journal.state(e.qualifiedID).installed.flatMap { $0.sha256 == nil ? nil : $0 }
+    // The journal rules out most changes before the file is even stat'ed.
+    if let inst = recorded, inst.sha256 != digest || inst.size != size { return false }
     guard let f = FactGatherer.fact(at: e.destinationPath), f.isRegular, f.size == size else { return false }
-    if let inst = journal.state(e.qualifiedID).installed, inst.sha256 != nil {
-      return inst.sha256 == digest && inst.size == size && f.mtimeNs == inst.mtimeNs
-    }
-    return Self.digest(ofFileAt: e.destinationPath, size: size) == digest
-  }
-
-  /// SHA-256 of a regular file, never through a symlink; nil when it cannot be read.
-  static func digest(ofFileAt path: String, size: Int64) -> String? {
-    let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    let hasher = SHA256Hasher()
-    return hasher.update(fd: fd, length: size) ? hasher.finish() : nil
+    if let inst = recorded { return f.mtimeNs == inst.mtimeNs }
+    return SHA256Hasher.digest(ofFileAt: e.destinationPath, size: size) == digest
   }
 
   func installed(_ d: InstallQueue.Done) {

@@ -188,7 +188,7 @@ extension Planner {
           if let n = f.contentLength { t.bytesToTransfer = n }
         case .resume:
           // The version the partial was started under, as If-Range would name it.
-          let same = t.request.ifRange.map { (f.validators.etag ?? f.validators.lastModified) == $0 } ?? false
+          let same = t.request.ifRange.flatMap { f.validators.names(ifRange: $0) } ?? false
           if !same {
             t.action = .download
             t.resumeOffset = 0

@@ -80,6 +80,16 @@ public final class SHA256Hasher {
 
   /// Feeds the first `length` bytes of an open file (a partial being resumed).
   /// Returns false on a read error or when the file is shorter.
+  /// SHA-256 (hex) of the first `size` bytes of a file, never read through a
+  /// symlink; nil when it cannot be read.
+  public static func digest(ofFileAt path: String, size: Int64) -> String? {
+    let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    let hasher = SHA256Hasher()
+    return hasher.update(fd: fd, length: size) ? hasher.finish() : nil
+  }
+
   public func update(fd: Int32, length: Int64) -> Bool {
     var buf = [UInt8](repeating: 0, count: 1 << 20)
     var done: Int64 = 0

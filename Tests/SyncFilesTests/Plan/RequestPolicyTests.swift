@@ -15,6 +15,19 @@ import Testing
     #expect(!Validators.isStrong(lastModified: "yesterday", date: t1))
   }
 
+  @Test func versionsAreComparedOnlyOnTrustedValidators() {
+    let strong = Validators(etag: "\"a\"", lastModified: t0, dateIsStrong: true)
+    #expect(strong.names(ifRange: "\"a\"") == true && strong.names(ifRange: "\"b\"") == false)
+    #expect(strong.names(ifRange: t0) == true && strong.names(ifRange: t1) == false)
+    #expect(Validators(etag: nil, lastModified: t0, dateIsStrong: true).names(ifRange: "\"a\"") == nil)
+    #expect(strong.isSameVersion(as: strong))
+    #expect(!strong.isSameVersion(as: Validators(etag: "\"b\"", lastModified: t0, dateIsStrong: true)))
+    #expect(!strong.isSameVersion(as: Validators(etag: "\"a\"", lastModified: t0, dateIsStrong: false)))
+    let dated = Validators(etag: nil, lastModified: t0, dateIsStrong: true)
+    #expect(dated.isSameVersion(as: dated))
+    #expect(!dated.isSameVersion(as: Validators(etag: nil, lastModified: t0, dateIsStrong: false)))
+  }
+
   @Test func ifRangeTakesAStrongETagOrAStrongDateAndNothingWeak() {
     func v(_ etag: String?, _ lm: String?, date: String?) -> String? {
       Validators(etag: etag, lastModified: lm, date: date).ifRange
