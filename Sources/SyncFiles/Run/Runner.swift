@@ -154,54 +154,18 @@ public final class Runner: @unchecked Sendable {
   // MARK: - The run
 
   public func run() -> RunReport {
-    var manifestOf: [String: Int] = [:]
-    for (i, m) in manifests.enumerated() { for f in m.files { manifestOf[f.qualifiedID] = i } }
-    jobs = plan.tasks.map { t in
-      let outcome: TaskOutcome = t.action == .wait ? .waiting : .skipped
-      return Job(
-        task: t, manifest: manifestOf[t.id] ?? 0, urls: [t.entry.url] + t.entry.mirrors,
-        report: TaskReport(
-          id: t.id, url: t.entry.url.display, destination: t.entry.destinationPath, action: t.action,
-          outcome: outcome, reason: t.reason))
-    }
+    jobs = makeJobs()
     for i in jobs.indices where jobs[i].task.correctMode != nil { correctMode(i) }
     let toRun = jobs.indices.filter { jobs[$0].task.runs }
     var report = RunReport(
       session: plan.session, started: Timestamp.current(), journal: journal.path, tasks: [], stopped: nil,
       elapsed: 0)
-    guard !toRun.isEmpty else {
-      // Nothing to transfer; hooks owed by earlier runs still run.
-      report.hookErrors = runHooks()
-      journal.sync()
-      report.journalError = journal.firstError?.message
-      report.tasks = jobs.map(\.report)
-      return report
-    }
+    // Nothing to transfer: hooks owed by earlier runs still run.
+    guard !toRun.isEmpty else { return finish(report) }
     let installer = InstallQueue(group: options.groupCommit) { [self] done in post(.installed(done)) }
 
-    // Ready queues per host, so one busy host never holds back another.
-    var ready: [String: [Int]] = [:]
-    var readyHead: [String: Int] = [:]
-    var hosts: [String] = []
-    func enqueue(_ i: Int, front: Bool = false) {
-      let h = jobs[i].host
-      if ready[h] == nil {
-        ready[h] = []
-        readyHead[h] = 0
-        hosts.append(h)
-      }
-      if front {
-        let head = readyHead[h]!
-        if head > 0 {
-          ready[h]![head - 1] = i
-          readyHead[h] = head - 1
-        } else {
-          ready[h]!.insert(i, at: 0)
-        }
-      } else {
-        ready[h]!.append(i)
-      }
-    }
+    var queues = HostQueues()
+    func enqueue(_ i: Int, front: Bool = false) { queues.add(i, host: jobs[i].host, front: front) }
     for i in toRun { enqueue(i) }
     var waitingRetry: [(at: Double, index: Int)] = []
     var active = 0
@@ -228,16 +192,8 @@ public final class Runner: @unchecked Sendable {
       var progressed = true
       while progressed && active < options.parallel && installing < 256 {
         progressed = false
-        for h in hosts where active < options.parallel {
-          guard activeByHost[h, default: 0] < options.perHost, let head = readyHead[h], head < ready[h]!.count else {
-            continue
-          }
-          let i = ready[h]![head]
-          readyHead[h] = head + 1
-          if head + 1 == ready[h]!.count {
-            ready[h]!.removeAll(keepingCapacity: true)
-            readyHead[h] = 0
-          }
+        for h in queues.hosts where active < options.parallel {
+          guard activeByHost[h, default: 0] < options.perHost, let i = queues.next(of: h) else { continue }
           begin(i)
           progressed = true
         }
@@ -274,7 +230,7 @@ public final class Runner: @unchecked Sendable {
     while true {
       if stopping == nil { startMore() }
       if active == 0 && installing == 0
-        && (stopping != nil || (waitingRetry.isEmpty && hosts.allSatisfy { ready[$0]!.count == readyHead[$0]! }))
+        && (stopping != nil || (waitingRetry.isEmpty && queues.isEmpty))
       {
         break
       }
@@ -343,6 +299,27 @@ public final class Runner: @unchecked Sendable {
         jobs[i].report.error = "not started: the run stopped (\(why))"
       }
     }
+    return finish(report)
+  }
+
+  /// One job per planned task, each knowing its manifest and its URLs (mirrors after the url).
+  func makeJobs() -> [Job] {
+    var manifestOf: [String: Int] = [:]
+    for (i, m) in manifests.enumerated() { for f in m.files { manifestOf[f.qualifiedID] = i } }
+    return plan.tasks.map { t in
+      let outcome: TaskOutcome = t.action == .wait ? .waiting : .skipped
+      return Job(
+        task: t, manifest: manifestOf[t.id] ?? 0, urls: [t.entry.url] + t.entry.mirrors,
+        report: TaskReport(
+          id: t.id, url: t.entry.url.display, destination: t.entry.destinationPath, action: t.action,
+          outcome: outcome, reason: t.reason))
+    }
+  }
+
+  /// The end of every run: the journal made durable, the hooks it owes run
+  /// (and their outcome made durable too), the report completed.
+  func finish(_ started: RunReport) -> RunReport {
+    var report = started
     journal.sync()
     report.hookErrors = runHooks()
     journal.sync()
