@@ -45,6 +45,11 @@ struct Apply: ParsableCommand {
       "Every request line and header and every response status and header on stderr; credentials and ${VAR} values as ***."
   )
   var verbose = false
+  @Option(
+    help: ArgumentHelp(
+      "After the run, write Prometheus metrics to FILE (atomically); overrides the manifests' metrics key.",
+      valueName: "FILE"))
+  var metrics: String?
   @Argument(help: "Manifest files or folders of manifests.") var paths: [String]
 
   func validate() throws {
@@ -57,6 +62,9 @@ struct Apply: ParsableCommand {
         throw ValidationError("--deadline \(d) leaves no time to run; give a positive duration such as 30m")
       case .success: break
       }
+    }
+    if metrics?.isEmpty == true {
+      throw ValidationError("--metrics needs a file name, such as /var/lib/node_exporter/syncfiles.prom")
     }
     if session.now != nil && !dryRun {
       throw ValidationError("--now is for plans only (plan, status, apply --dry-run); apply runs at the real time")
@@ -126,6 +134,7 @@ struct Apply: ParsableCommand {
     }
     let report = runner.run()
     line.clear()
+    writeMetrics(report, manifests: set.manifests, journal: journal.tasks)
     switch session.format {
     case .json:
       Output.result(report.json.serialized())
@@ -138,6 +147,23 @@ struct Apply: ParsableCommand {
     }
     let code = report.exitCode
     if code != 0 { throw ExitCode(code) }
+  }
+}
+
+extension Apply {
+  /// SPEC §8.4: after every apply that ran (exit 0, 1 or 75). A file that
+  /// cannot be written is a warning: the run's own outcome stands.
+  func writeMetrics(_ report: RunReport, manifests: [Manifest], journal: [String: TaskState]) {
+    let flag = metrics.map { Paths.normalize($0, relativeTo: Runtime.workingDirectory) }
+    let finished = Timestamp.current()
+    for target in RunMetrics.targets(flag: flag, manifests: manifests) {
+      let m = RunMetrics(report: report, journal: journal, ids: target.ids, finished: finished)
+      do throws(MetricsWriteError) {
+        try m.write(to: target.path)
+      } catch {
+        Output.error("syncfiles: warning: \(error)")
+      }
+    }
   }
 }
 

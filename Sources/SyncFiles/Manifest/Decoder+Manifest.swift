@@ -64,6 +64,21 @@ struct FileFields {
 extension ManifestDecoder {
   /// Decodes a whole manifest. Returns nil only when nothing usable was found;
   /// callers look at `diagnostics` for errors.
+  /// A path the session writes (`journal`, `metrics`): absolute, relative
+  /// paths taken from the manifest's folder.
+  mutating func sessionPath(_ node: YAMLNode, _ key: String) -> String? {
+    guard let s = string(node, key), let e = expand(node, s, key) else { return nil }
+    guard !e.revealed.isEmpty else {
+      error(node.mark, "\(key) is empty")
+      return nil
+    }
+    if e.revealed.hasSuffix("/") {
+      error(node.mark, "\(key) must name a file, not a folder: '\(s)'")
+      return nil
+    }
+    return Paths.normalize(expandHome(e.revealed), relativeTo: folder)
+  }
+
   mutating func decodeManifest(_ root: YAMLNode?) -> Manifest? {
     guard let root else {
       error(SourceMark(line: 1, column: 1), "manifest is empty: expected at least 'version: 1' and 'files:'")
@@ -103,13 +118,12 @@ extension ManifestDecoder {
     }
 
     var manifest = Manifest(path: file, absolutePath: absolutePath, name: name, root: rootPath)
-    if let j = top["journal"], let s = string(j.value, "journal"), let e = expand(j.value, s, "journal") {
-      if e.revealed.isEmpty {
-        error(j.value.mark, "journal is empty")
-      } else {
-        manifest.journal = Paths.normalize(expandHome(e.revealed), relativeTo: folder)
-        manifest.journalMark = j.value.mark
-      }
+    if let j = top["journal"], let path = sessionPath(j.value, "journal") {
+      manifest.journal = path
+      manifest.journalMark = j.value.mark
+    }
+    if let m = top["metrics"], let path = sessionPath(m.value, "metrics") {
+      manifest.metrics = path
     }
     if let l = top["limits"] { manifest.limits = decodeLimits(l.value) }
     if let c = top["conditions"] { manifest.conditions = decodeConditions(c.value) }

@@ -1,6 +1,8 @@
 /// The keys of the manifest format (SPEC §4), per context.
 enum Keys {
-  static let top = ["version", "name", "root", "journal", "defaults", "limits", "conditions", "hooks", "files"]
+  static let top = [
+    "version", "name", "root", "journal", "metrics", "defaults", "limits", "conditions", "hooks", "files",
+  ]
   static let file = [
     "id", "url", "mirrors", "destination", "expected_bytes", "max_bytes", "sha256", "schedule", "not_before",
     "discretionary", "headers", "mode", "retry", "timeout", "on_change", "verify", "tls", "proxy", "netrc",

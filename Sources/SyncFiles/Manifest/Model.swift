@@ -198,6 +198,8 @@ public struct Manifest: Sendable, Hashable {
   /// Absolute journal path from the manifest's `journal` key, if any.
   public var journal: String?
   public var journalMark: SourceMark? = nil
+  /// Absolute path of the Prometheus text file from the `metrics` key (SPEC §8.4).
+  public var metrics: String? = nil
   public var limits = Limits()
   public var conditions = Conditions()
   public var onComplete: [String]? = nil

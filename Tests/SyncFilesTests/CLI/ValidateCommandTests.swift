@@ -21,9 +21,11 @@ func syncfilesBinary() throws -> String {
   throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "syncfiles binary"])
 }
 
-func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:]) throws -> Run {
+/// Runs the built binary, or with `tool` another program found on PATH.
+func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:], tool: String? = nil) throws -> Run {
   let p = Process()
-  p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
+  p.executableURL = URL(fileURLWithPath: tool == nil ? try syncfilesBinary() : "/usr/bin/env")
+  let args = tool.map { [$0] + args } ?? args
   p.arguments = args
   if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
   var environment = ProcessInfo.processInfo.environment
