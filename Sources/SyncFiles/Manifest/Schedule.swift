@@ -210,6 +210,28 @@ public struct CronExpression: Sendable, Hashable {
     return nil
   }
 
+  /// The latest fire time at or before `t`, or nil if none in about ten
+  /// years. Looks back in doubling windows, so it walks few fire times.
+  public func latest(atOrBefore t: Timestamp) -> Timestamp? {
+    var window: Int64 = 60
+    while window <= 366 * 10 * 86_400 {
+      if var f = next(after: Timestamp(seconds: t.seconds - window)), f <= t {
+        while let g = next(after: f), g <= t { f = g }
+        return f
+      }
+      window *= 2
+    }
+    return nil
+  }
+
+  /// The gap between the two latest fire times at or before `t` (SPEC §8.4:
+  /// a cron task's schedule interval for `status --check`).
+  public func latestInterval(atOrBefore t: Timestamp) -> TimeSpan? {
+    guard let last = latest(atOrBefore: t), let before = latest(atOrBefore: Timestamp(seconds: last.seconds - 1))
+    else { return nil }
+    return TimeSpan(seconds: last.seconds - before.seconds)
+  }
+
   /// The shortest gap between consecutive fire times seen over about eight
   /// days from a fixed reference (enough to see every minute/hour/weekday
   /// pattern), or nil when it fires less than twice in that span.
