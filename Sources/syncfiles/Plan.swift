@@ -24,30 +24,52 @@ struct Plan: ParsableCommand {
     name: [.short, .long],
     help: "With --remote: every request and response header on stderr; credentials and ${VAR} values as ***.")
   var verbose = false
+  @Option(
+    help: ArgumentHelp(
+      "Also forecast every run due from now on for this long (e.g. 7d): bytes per run, per day, the busiest hour, and warnings.",
+      valueName: "DURATION"))
+  var horizon: String?
   @Argument(help: "Manifest files or folders of manifests.") var paths: [String]
 
   func validate() throws {
     if verbose && !remote { throw ValidationError("--verbose shows the requests of --remote; plan alone sends none") }
+    if let horizon {
+      switch TimeSpan.parse(horizon) {
+      case .failure(let e): throw ValidationError("--horizon: \(e.message)")
+      case .success(let span) where span.seconds <= 0:
+        throw ValidationError("--horizon \(horizon) covers no time; give a positive duration such as 7d")
+      case .success: break
+      }
+    }
   }
 
   func run() throws {
     try PlanOutput.run(
       paths: paths, session: session, options: PlanOptions(force: force, only: only), remote: remote,
-      verbose: verbose)
+      verbose: verbose, horizon: horizon.flatMap { try? TimeSpan.parse($0).get() })
   }
 }
 
 enum PlanOutput {
   static func run(
-    paths: [String], session: SessionOptions, options: PlanOptions, remote: Bool = false, verbose: Bool = false
+    paths: [String], session: SessionOptions, options: PlanOptions, remote: Bool = false, verbose: Bool = false,
+    horizon: TimeSpan? = nil
   ) throws {
     let now = try session.clock()
     let loaded = try LoadedSession.load(paths: paths, options: session)
-    let plan = loaded.plan(now: now, options: options, remote: remote, verbose: verbose)
+    let (plan, facts) = loaded.planAndFacts(now: now, options: options, remote: remote, verbose: verbose)
     try requireSelection(plan, only: options.only)
+    let forecast = horizon.map { loaded.forecast(plan, facts: facts, horizon: $0) }
     switch session.format {
-    case .json: Output.result(PlanReport.json(plan).serialized())
-    case .text: Output.result(PlanReport.text(plan))
+    case .json:
+      var report = PlanReport.json(plan)
+      if let forecast, case .object(var fields) = report {
+        fields.append(("forecast", forecast.json))
+        report = .object(fields)
+      }
+      Output.result(report.serialized())
+    case .text:
+      Output.result(PlanReport.text(plan) + (forecast.map { "\n\n" + $0.text } ?? ""))
     }
     Output.keepUntilExit(loaded, plan)
   }

@@ -74,14 +74,31 @@ struct LoadedSession {
   }
 
   func plan(now: Timestamp, options: PlanOptions, remote: Bool = false, verbose: Bool = false) -> SessionPlan {
+    planAndFacts(now: now, options: options, remote: remote, verbose: verbose).plan
+  }
+
+  /// The plan, and the facts it was made from (the forecast reads their disks).
+  func planAndFacts(
+    now: Timestamp, options: PlanOptions, remote: Bool = false, verbose: Bool = false
+  ) -> (plan: SessionPlan, facts: Facts) {
     let facts = FactGatherer.gather(for: set.manifests, journal: journal.tasks, now: now)
     let plan = Planner.plan(
       manifests: set.manifests, journal: journal.tasks, facts: facts, options: options, journalPath: journalPath)
-    guard remote else { return plan }
+    guard remote else { return (plan, facts) }
     var probe = RemoteProbe.Options(parallel: plan.limits.parallel ?? Limits.defaultParallel)
     probe.environment = NetworkEnvironment(environment: Runtime.environment)
     if verbose { probe.verbose = { Output.error($0) } }
-    return Planner.refine(
+    let refined = Planner.refine(
       plan, facts: facts, secrets: Secrets(all: set.manifests.map(\.secrets)), options: probe)
+    return (refined, facts)
+  }
+
+  /// `plan --horizon`: the runs due from the plan's now on.
+  func forecast(_ plan: SessionPlan, facts: Facts, horizon: TimeSpan) -> Forecast {
+    var conditions: [String: Conditions] = [:]
+    for m in set.manifests { conditions[m.name] = m.conditions }
+    let context = Forecast.Context(
+      conditions: conditions, rate: plan.limits.rate, disks: facts.disks, utcOffset: FactGatherer.utcOffset(at:))
+    return Forecast(plan: plan, horizon: horizon, context: context)
   }
 }

@@ -57,6 +57,14 @@ public struct Facts: Sendable {
 
 /// Reads the facts from this machine.
 public enum FactGatherer {
+  /// Seconds east of UTC in the local time zone at `t` (for windows in a forecast).
+  public static func utcOffset(at t: Timestamp) -> Int64 {
+    var time = time_t(t.seconds)
+    var tmv = tm()
+    localtime_r(&time, &tmv)
+    return Int64(tmv.tm_gmtoff)
+  }
+
   public static func gather(for manifests: [Manifest], journal: [String: TaskState], now: Timestamp) -> Facts {
     var t = time_t(now.seconds)
     var tmv = tm()
