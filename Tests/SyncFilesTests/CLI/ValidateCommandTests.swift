@@ -21,11 +21,17 @@ func syncfilesBinary() throws -> String {
   throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "syncfiles binary"])
 }
 
-/// Runs the built binary, or with `tool` another program found on PATH.
+/// Runs the built binary, or with `tool` another program (an absolute path, or a name found on PATH).
 func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:], tool: String? = nil) throws -> Run {
   let p = Process()
-  p.executableURL = URL(fileURLWithPath: tool == nil ? try syncfilesBinary() : "/usr/bin/env")
-  let args = tool.map { [$0] + args } ?? args
+  var args = args
+  switch tool {
+  case nil: p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
+  case let path? where path.hasPrefix("/"): p.executableURL = URL(fileURLWithPath: path)
+  case let name?:
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    args.insert(name, at: 0)
+  }
   p.arguments = args
   if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
   var environment = ProcessInfo.processInfo.environment
