@@ -165,6 +165,66 @@ public final class PartialFile: @unchecked Sendable {
   /// Where the next early writeback starts.
   private var writebackFrom: Int64 = 0
 
+  /// How `fill(from:)` copied.
+  public enum FillMethod: String, Sendable {
+    /// The file system shares the extents (FICLONE): no bytes were copied.
+    case reflink
+    /// The kernel copied the bytes (copy_file_range), or read and write did.
+    case copy
+  }
+
+  /// Fills the empty partial with the bytes of the regular file at `source`
+  /// (SPEC §8.3: a second destination of the same sha256): a reflink where
+  /// the file system shares extents, else a copy in the kernel, else read
+  /// and write. The caller commits it as any partial.
+  public func fill(from source: String) throws(InstallError) -> FillMethod {
+    let src = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard src >= 0 else { throw InstallError(message: "cannot read \(source) to copy it: \(errnoText())") }
+    defer { close(src) }
+    var st = stat()
+    guard fstat(src, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+      throw InstallError(message: "cannot copy \(source): not a regular file")
+    }
+    let length = Int64(st.st_size)
+    try truncate()
+    // The partial's own descriptor is O_APPEND, which FICLONE and
+    // copy_file_range refuse: a second one, without it, does the copy.
+    let out = openat(folderFD, partialName, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard out >= 0 else {
+      throw InstallError(message: "cannot open the partial file of \(destination): \(errnoText())")
+    }
+    defer { close(out) }
+    if sf_clone_file(out, src) == 0 {
+      size = length
+      return .reflink
+    }
+    var copied: Int64 = 0
+    while copied < length {
+      let n = sf_copy_file_range(src, out, UInt(length - copied))
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { break }
+      copied += Int64(n)
+    }
+    // Where the kernel cannot copy between these files: read and write.
+    var buf = [UInt8](repeating: 0, count: 1 << 20)
+    while copied < length {
+      let n = buf.withUnsafeMutableBytes {
+        pread(src, $0.baseAddress, min($0.count, Int(length - copied)), off_t(copied))
+      }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else {
+        throw InstallError(message: "cannot read \(source) to copy it: \(n < 0 ? errnoText() : "it shrank")")
+      }
+      let ok = buf.withUnsafeBytes {
+        FileIO.writeAll(out, UnsafeRawBufferPointer(rebasing: $0[0..<n]), at: Int(copied))
+      }
+      guard ok else { throw InstallError(message: "cannot write the partial file of \(destination): \(errnoText())") }
+      copied += Int64(n)
+    }
+    size = length
+    return .copy
+  }
+
   /// Cuts the partial back to empty (a server that ignored Range sends the whole body).
   public func truncate() throws(InstallError) {
     guard ftruncate(fd, 0) == 0 else {

@@ -41,6 +41,9 @@ public struct Facts: Sendable {
   public var files: [String: FileFact] = [:]
   /// Keyed by destination folder.
   public var disks: [String: DiskFact] = [:]
+  /// SHA-256 of destinations that may already hold their declared `sha256`
+  /// (a file the journal does not vouch for); keyed by destination path.
+  public var digests: [String: String] = [:]
   public var now: Timestamp
   /// Local wall-clock minute of the day (0…1439), for `conditions.window`.
   public var localMinuteOfDay: Int
@@ -82,7 +85,14 @@ public enum FactGatherer {
           facts.disks[folder] = disk(for: folder, cache: &disksByFolder, missing: &missingFolders)
         }
         let inMissingFolder = missingFolders.contains(folder)
-        if !inMissingFolder, let f = fact(at: e.destinationPath) { facts.files[e.destinationPath] = f }
+        if !inMissingFolder, let f = fact(at: e.destinationPath) {
+          facts.files[e.destinationPath] = f
+          if mayAdopt(e, f, journal[e.qualifiedID]),
+            let d = SHA256Hasher.digest(ofFileAt: e.destinationPath, size: f.size)
+          {
+            facts.digests[e.destinationPath] = d
+          }
+        }
         if let held = journal[e.qualifiedID]?.partial?.path {
           if let f = fact(at: held) { facts.files[held] = f }
         } else if !inMissingFolder {
@@ -92,6 +102,16 @@ public enum FactGatherer {
       }
     }
     return facts
+  }
+
+  /// A destination worth hashing (SPEC §8.3 adoption): the entry declares
+  /// a sha256, the file is regular and of a size the entry allows, and the
+  /// journal does not already vouch for its bytes.
+  static func mayAdopt(_ e: FileEntry, _ f: FileFact, _ state: TaskState?) -> Bool {
+    guard e.sha256 != nil, f.isRegular else { return false }
+    if let x = e.expectedBytes, x != f.size { return false }
+    if let m = e.maxBytes, f.size > m { return false }
+    return !Planner.vouches(state, for: e, fact: f)
   }
 
   public static func fact(at path: String) -> FileFact? {

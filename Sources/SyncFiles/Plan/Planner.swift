@@ -44,6 +44,13 @@ public enum Planner {
     hex16(fnv1a(joined: [journal] + manifests.map(\.absolutePath), separator: "\n"))
   }
 
+  /// The journal vouches for a destination's bytes: the entry is unchanged,
+  /// the file is as recorded, and the recorded digest is the declared sha256.
+  static func vouches(_ s: TaskState?, for e: FileEntry, fact f: FileFact) -> Bool {
+    guard let s, let inst = s.installed, let want = e.sha256, inst.sha256 == want else { return false }
+    return inst.size == f.size && inst.mtimeNs == f.mtimeNs && s.fingerprint == fingerprint(e)
+  }
+
   /// Identifies what an entry fetches and how it is checked; when it changes,
   /// what was installed or held partially no longer counts.
   public static func fingerprint(_ e: FileEntry) -> String {
@@ -115,6 +122,11 @@ public enum Planner {
       } else {
         download(&t, "destination missing" + weakPartialNote(state?.partial, facts: facts, partialPath))
       }
+    } else if let want = e.sha256, facts.digests[e.destinationPath] == want {
+      t.action = .skip
+      t.reason = "destination already holds the declared sha256: recorded as installed, no transfer"
+      t.bytesToTransfer = 0
+      t.adopt = dest
     } else if sourceChanged {
       download(&t, "manifest entry changed (url, destination or checks) since the last install — will download")
     } else if let inst = state?.installed, inst.size != dest!.size || inst.mtimeNs != dest!.mtimeNs {
@@ -126,6 +138,12 @@ public enum Planner {
       t.reason = "destination exists but is not in the journal: revalidate against its modification time"
       t.bytesToTransfer = 0
       t.request = .revalidate(installed: nil, localMtime: dest!.mtimeNs / 1_000_000_000)
+    } else if !options.force, let inst = state?.installed, inst.validators.isEmpty, vouches(state, for: e, fact: dest!)
+    {
+      // Adopted bytes with no validator to ask about: a request could only
+      // bring the same bytes again, or bytes the sha256 refuses.
+      t.action = .skip
+      t.reason = "destination holds the declared sha256 (no validator to revalidate with): up to date"
     } else {
       scheduled(&t, e.schedule, last: state?.lastSuccess ?? state?.lastCheck, now: now, force: options.force)
       t.request = .revalidate(installed: state?.installed?.validators, localMtime: nil)

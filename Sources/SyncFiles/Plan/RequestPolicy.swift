@@ -29,6 +29,8 @@ public struct Validators: Sendable, Hashable {
     return d.seconds - lm.seconds >= 1
   }
 
+  /// Neither an ETag nor a date: nothing a conditional request could name.
+  public var isEmpty: Bool { etag == nil && lastModified == nil }
   public var hasStrongETag: Bool { etag.map { !$0.hasPrefix("W/") } ?? false }
   /// A date is present but was weak when received.
   public var hasWeakDate: Bool { lastModified != nil && !dateIsStrong }

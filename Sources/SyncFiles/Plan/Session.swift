@@ -20,6 +20,10 @@ public struct PlannedTask: Sendable, Hashable {
   /// The mode an installed destination is set to without a transfer, when
   /// the manifest's `mode` changed or the file's drifted (SPEC §8.2).
   public var correctMode: UInt32?
+  /// The destination found to hold the declared sha256 without the journal
+  /// knowing it (SPEC §8.3): apply records it as installed, with no transfer,
+  /// if the file is still as this fact describes it.
+  public var adopt: FileFact?
   /// False when `--only` leaves this task out.
   public var selected = true
 

@@ -10,11 +10,13 @@ extension RunReport {
       if t.outcome == .installed {
         note =
           t.resumedFrom > 0 ? "resumed at \(ByteSize.format(t.resumedFrom))" : (t.changed ? "changed" : "same content")
+        if let from = t.copiedFrom { note += "; \(t.copyMethod ?? "copy") of \(from) (same sha256)" }
         if let h = t.hookError { note += "; \(h)" }
       }
       if !t.warnings.isEmpty { note += (note.isEmpty ? "" : "; ") + t.warnings.joined(separator: "; ") }
       // A task the run stopped before it began moved nothing: "-", not "0 B" (and the note says "not started").
-      let bytes = t.attempts == 0 && t.bytesTransferred == 0 ? "-" : ByteSize.format(t.bytesTransferred)
+      let bytes =
+        t.attempts == 0 && t.bytesTransferred == 0 && t.copiedFrom == nil ? "-" : ByteSize.format(t.bytesTransferred)
       table.rows.append([t.id, t.outcome.rawValue, bytes, note])
     }
     var out = table.rows.isEmpty ? "" : table.render() + "\n\n"
@@ -43,6 +45,10 @@ extension RunReport {
       ]
       if t.outcome == .installed { o.append(("changed", .bool(t.changed))) }
       if let s = t.sha256 { o.append(("sha256", .string(s))) }
+      if let from = t.copiedFrom {
+        o.append(("copied_from", .string(from)))
+        o.append(("copy_method", .string(t.copyMethod ?? "copy")))
+      }
       if !t.warnings.isEmpty { o.append(("warnings", .array(t.warnings.map(JSONValue.string)))) }
       if let h = t.hookError { o.append(("hook_error", .string(h))) }
       return .object(o)

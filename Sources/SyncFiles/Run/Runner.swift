@@ -59,6 +59,10 @@ public struct TaskReport: Sendable {
   public var attempts = 0
   public var sha256: String? = nil
   public var hookError: String? = nil
+  /// Installed from another task's verified bytes (the same sha256), with no transfer.
+  public var copiedFrom: String? = nil
+  /// How: `reflink` or `copy`.
+  public var copyMethod: String? = nil
   public var reason: String
 }
 
@@ -155,6 +159,7 @@ public final class Runner: @unchecked Sendable {
 
   public func run() -> RunReport {
     jobs = makeJobs()
+    for i in jobs.indices where jobs[i].task.adopt != nil { adopt(i) }
     for i in jobs.indices where jobs[i].task.correctMode != nil { correctMode(i) }
     let toRun = jobs.indices.filter { jobs[$0].task.runs }
     var report = RunReport(
@@ -166,7 +171,8 @@ public final class Runner: @unchecked Sendable {
 
     var queues = HostQueues()
     func enqueue(_ i: Int, front: Bool = false) { queues.add(i, host: jobs[i].host, front: front) }
-    for i in toRun { enqueue(i) }
+    var same = SameContent(toRun.map { (index: $0, sha256: jobs[$0].task.entry.sha256, action: jobs[$0].task.action) })
+    for i in toRun where !same.followers.contains(i) { enqueue(i) }
     var waitingRetry: [(at: Double, index: Int)] = []
     var active = 0
     var activeByHost: [String: Int] = [:]
@@ -177,9 +183,22 @@ public final class Runner: @unchecked Sendable {
     let expected = plan.expectedBytes
     var lastJournalSync = monotonicSeconds()
 
+    /// A task has ended: the tasks waiting for its bytes get them, or fetch.
+    func settle(_ i: Int) {
+      finished += 1
+      for f in same.release(after: i) where stopping == nil {
+        if jobs[i].report.outcome == .installed, let item = copyItem(f, from: i) {
+          installing += 1
+          installer.add(item)
+        } else {
+          enqueue(f)
+        }
+      }
+    }
+
     func begin(_ i: Int) {
       guard let transport = transport(for: i), let spec = prepare(i) else {
-        finished += 1
+        settle(i)
         return
       }
       active += 1
@@ -211,7 +230,7 @@ public final class Runner: @unchecked Sendable {
       let next = afterTransfer(i, r, stopping: stopping != nil)
       switch next {
       case .done:
-        finished += 1
+        settle(i)
       case .install(let item):
         installing += 1
         installer.add(item)
@@ -220,7 +239,7 @@ public final class Runner: @unchecked Sendable {
       case .wait(let seconds):
         if let deadline, monotonicSeconds() + seconds > deadline {
           interrupted(i, why: "deadline reached while waiting to retry")
-          finished += 1
+          settle(i)
         } else {
           retryLater(i, after: seconds)
         }
@@ -252,7 +271,7 @@ public final class Runner: @unchecked Sendable {
           installing -= done.count
           for d in done {
             installed(d)
-            finished += 1
+            settle(d.index)
           }
           // The journal is made durable in groups too (at most twice a second,
           // and at the end): after a power loss a file installed but not yet
@@ -605,6 +624,49 @@ public final class Runner: @unchecked Sendable {
     }
   }
 
+  /// The install of a task's bytes copied from `leader`'s installed file
+  /// (the same declared sha256, verified when the leader was installed);
+  /// nil, with a warning, when the copy cannot be made: the task then fetches.
+  func copyItem(_ f: Int, from leader: Int) -> InstallQueue.Item? {
+    let e = jobs[f].task.entry
+    do throws(InstallError) {
+      let p = try PartialFile(root: manifests[jobs[f].manifest].root, relative: e.destination, resume: false)
+      do throws(InstallError) {
+        let how = try p.fill(from: jobs[leader].task.entry.destinationPath)
+        jobs[f].report.copiedFrom = jobs[leader].task.id
+        jobs[f].report.copyMethod = how.rawValue
+      } catch {
+        p.discard()
+        throw error
+      }
+      jobs[f].report.sha256 = jobs[leader].report.sha256
+      // The leader's validators name a version at its URL only.
+      if e.url == jobs[leader].task.entry.url { jobs[f].pendingValidators = jobs[leader].pendingValidators }
+      return InstallQueue.Item(index: f, partial: p, mode: e.mode)
+    } catch {
+      jobs[f].report.warnings.append(
+        "could not copy \(jobs[leader].task.id)'s bytes (\(error.message)); fetched instead")
+      return nil
+    }
+  }
+
+  /// SPEC §8.3: the destination already holds the declared sha256 (hashed by
+  /// the plan): record it as installed, unless it changed since.
+  func adopt(_ i: Int) {
+    let e = jobs[i].task.entry
+    guard let planned = jobs[i].task.adopt, let now = FactGatherer.fact(at: e.destinationPath),
+      now.size == planned.size, now.mtimeNs == planned.mtimeNs, now.isRegular
+    else {
+      jobs[i].report.warnings.append(
+        "the destination changed after it was hashed; not recorded, the next apply checks again")
+      return
+    }
+    unchanged(i, validators: nil, digest: e.sha256, replacingRecord: true)
+    jobs[i].report.sha256 = e.sha256
+    options.log(
+      "syncfiles: \(e.qualifiedID) already holds its sha256 (\(ByteSize.format(now.size))): recorded, no transfer")
+  }
+
   /// The destination already holds exactly these bytes: the journal's record
   /// of it still matches the file and its digest is this one; or, with no
   /// record (a lost journal, a file put there by hand), the file's own bytes
@@ -659,18 +721,22 @@ public final class Runner: @unchecked Sendable {
     jobs[i].report.changed = changed
     if let err = d.error { jobs[i].report.warnings.append(err.message) }
     var line = "syncfiles: installed \(e.qualifiedID) (\(ByteSize.format(jobs[i].report.bytesTransferred))"
+    if let from = jobs[i].report.copiedFrom {
+      line += ", the same sha256 as \(from): \(jobs[i].report.copyMethod ?? "copy")"
+    }
     if jobs[i].report.resumedFrom > 0 { line += ", resumed at \(ByteSize.format(jobs[i].report.resumedFrom))" }
     options.log(line + ")")
   }
 
   /// `digest`: the SHA-256 of the destination's bytes, when this run read them.
-  func unchanged(_ i: Int, validators v: Validators?, digest: String? = nil) {
+  /// `replacingRecord`: the journal's record of the destination is stale; describe the file as it is.
+  func unchanged(_ i: Int, validators v: Validators?, digest: String? = nil, replacingRecord: Bool = false) {
     let e = jobs[i].task.entry
     let now = Timestamp.current()
     let fact = FactGatherer.fact(at: e.destinationPath)
     journal.update(e.qualifiedID) { s in
       let fp = Planner.fingerprint(e)
-      if s.fingerprint != fp { s.installed = nil }
+      if s.fingerprint != fp || replacingRecord { s.installed = nil }
       s.fingerprint = fp
       s.lastCheck = now
       s.lastSuccess = now

@@ -118,4 +118,6 @@ struct ApplyResult {
   func outcome(_ id: String) -> String? { tasks[id]?["outcome"] as? String }
   func int(_ id: String, _ key: String) -> Int? { tasks[id]?[key] as? Int }
   func string(_ id: String, _ key: String) -> String? { tasks[id]?[key] as? String }
+  /// Tasks with this outcome.
+  func count(_ outcome: String) -> Int { tasks.values.filter { $0["outcome"] as? String == outcome }.count }
 }
