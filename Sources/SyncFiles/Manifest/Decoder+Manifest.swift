@@ -23,6 +23,8 @@ struct FileFields {
   var tls: TLSOptions?
   var proxy: ProxySetting?
   var netrc: NetrcSetting?
+  /// `segments`: 0 stands for `auto`.
+  var segments: Int?
   /// Where each key was written, for errors that involve two keys.
   var marks = Fields<SourceMark>()
 
@@ -44,6 +46,7 @@ struct FileFields {
     r.verify = verify ?? d.verify
     r.proxy = proxy ?? d.proxy
     r.netrc = netrc ?? d.netrc
+    r.segments = segments ?? d.segments
     if let dt = d.tls {
       var t = tls ?? TLSOptions()
       t.caFile = t.caFile ?? dt.caFile
@@ -206,10 +209,21 @@ extension ManifestDecoder {
       }
     }
     if let d = f["deadline"] { l.deadline = duration(d.value, "limits.deadline") }
+    if let s = f["segments"] { l.segments = integer(s.value, "limits.segments", range: 1...1024) }
     if let p = l.parallel, let h = l.perHost, h > p, let m = f["per_host"]?.value.mark {
       warning(m, "limits.per_host (\(h)) is above limits.parallel (\(p)) and has no effect")
     }
     return l
+  }
+
+  /// `segments: auto` (0 here), or a count of ranges from 1 to 16.
+  mutating func decodeSegments(_ node: YAMLNode, _ what: String) -> Int? {
+    if case .scalar(let s, .plain) = node.kind, s == "auto" { return 0 }
+    if case .scalar(let s, _) = node.kind, !s.isEmpty, !s.allSatisfy(\.isASCIIDigit), !s.hasPrefix("-") {
+      error(node.mark, "\(what) must be auto or a number of ranges from 1 to 16, found '\(s)'")
+      return nil
+    }
+    return integer(node, what, range: 1...16)
   }
 
   private mutating func scalarText(_ node: YAMLNode, _ what: String) -> String? {
@@ -325,6 +339,7 @@ extension ManifestDecoder {
       }
     }
     if let p = f["discretionary"] { r.discretionary = bool(p.value, label("discretionary")) }
+    if let p = f["segments"] { r.segments = decodeSegments(p.value, label("segments")) }
     if let p = f["headers"] { r.headers = decodeHeaders(p.value, label("headers")) }
     if let p = f["mode"] { r.mode = decodeMode(p.value, label("mode")) }
     if let p = f["retry"], let rf = fields(p.value, label("retry"), allowed: Keys.retry) {
@@ -545,6 +560,7 @@ extension ManifestDecoder {
     entry.schedule = f.schedule ?? .always
     entry.notBefore = f.notBefore
     entry.discretionary = f.discretionary ?? false
+    entry.segments = f.segments.flatMap { $0 == 0 ? nil : $0 }
     entry.headers = f.headers ?? []
     entry.mode = f.mode
     entry.onChange = f.onChange

@@ -6,13 +6,14 @@ enum Keys {
   static let file = [
     "id", "url", "mirrors", "destination", "expected_bytes", "max_bytes", "sha256", "schedule", "not_before",
     "discretionary", "headers", "mode", "retry", "timeout", "on_change", "verify", "tls", "proxy", "netrc",
+    "segments",
   ]
   /// Keys that name one particular file and so cannot have a default.
   static let perFileOnly = ["id", "url", "mirrors", "destination", "sha256"]
   static let defaults = file.filter { !perFileOnly.contains($0) }
   static let retry = ["attempts", "backoff", "max_backoff"]
   static let timeout = ["connect", "stall"]
-  static let limits = ["parallel", "per_host", "rate", "deadline"]
+  static let limits = ["parallel", "per_host", "rate", "deadline", "segments"]
   static let conditions = ["window", "ac_power"]
   static let hooks = ["on_complete"]
   static let verify = ["plugin", "with"]

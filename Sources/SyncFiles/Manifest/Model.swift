@@ -143,6 +143,8 @@ public struct FileEntry: Sendable, Hashable {
   public var onChange: [String]? = nil
   public var verify: [VerifySpec] = []
   public var network = NetworkOptions()
+  /// `segments` (SPEC §8.3): nil is `auto`.
+  public var segments: Int? = nil
   /// Where the entry starts, and where its destination is written.
   public var mark: SourceMark
   public var destinationMark: SourceMark
@@ -154,9 +156,12 @@ public struct Limits: Sendable, Hashable {
   /// Bytes per second.
   public var rate: Int64? = nil
   public var deadline: TimeSpan? = nil
+  /// `limits.segments` (SPEC §8.3): ranges in flight in the session.
+  public var segments: Int? = nil
   public init() {}
 
   public static let defaultParallel = 8
+  public static let defaultSegments = 16
   public static let defaultPerHost = 6
 
   /// Session limits: where manifests disagree, the most restrictive wins.
@@ -175,6 +180,7 @@ public struct Limits: Sendable, Hashable {
       out.perHost = least(out.perHost, l.perHost)
       out.rate = least(out.rate, l.rate)
       out.deadline = least(out.deadline, l.deadline)
+      out.segments = least(out.segments, l.segments)
     }
     return out
   }

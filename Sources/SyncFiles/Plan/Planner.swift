@@ -149,6 +149,7 @@ public enum Planner {
       t.request = .revalidate(installed: state?.installed?.validators, localMtime: nil)
     }
 
+    segmentNote(&t)
     modeCheck(&t, dest)
     // When it is due next, after this run.
     if t.runs {
@@ -209,6 +210,14 @@ public enum Planner {
     let why = p.validators.hasWeakDate ? "a weak Last-Modified" : "no strong validator"
     return
       "; the \(ByteSize.format(f.size)) partial held was received under \(why) and cannot be resumed — will start over"
+  }
+
+  /// Segmented transfers are not built yet: a task whose entry asks for
+  /// them by number says that it is fetched as one stream (`auto` decides
+  /// quietly, and today decides one stream).
+  static func segmentNote(_ t: inout PlannedTask) {
+    guard t.action == .download || t.action == .resume, let asked = t.entry.segments, asked > 1 else { return }
+    t.reason += "; segments: \(asked) asked, fetched as one stream (this build has no segmented transfers yet)"
   }
 
   /// An installed file that stays (not downloaded again) gets the manifest's
