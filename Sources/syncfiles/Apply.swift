@@ -87,11 +87,7 @@ struct Apply: ParsableCommand {
       Output.error("syncfiles: \(error.message)")
       throw ExitCode(error.kind == .locked ? 3 : 2)
     }
-    if writer.contents.dropped > 0 {
-      Output.error(
-        "syncfiles: journal \(journalPath): skipped \(writer.contents.dropped) damaged record(s) (a torn tail after a crash is expected)"
-      )
-    }
+    if let note = writer.recovered { Output.error("syncfiles: \(note)") }
     let journal = SessionJournal(writer)
     let now = Timestamp.current()
     let facts = FactGatherer.gather(for: set.manifests, journal: journal.tasks, now: now)

@@ -45,11 +45,7 @@ struct LoadedSession {
       Output.error("syncfiles: \(error.message)")
       throw ExitCode(2)
     }
-    if contents.dropped > 0 {
-      Output.error(
-        "syncfiles: journal \(path): skipped \(contents.dropped) damaged record(s) (a torn tail after a crash is expected)"
-      )
-    }
+    if let note = contents.damageNote(path: path, rewritten: false) { Output.error("syncfiles: \(note)") }
     return LoadedSession(set: set, journalPath: path, journal: contents)
   }
 

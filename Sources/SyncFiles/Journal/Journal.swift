@@ -33,6 +33,11 @@ public enum JournalFormat {
     public var tasks: [String: TaskState] = [:]
     /// Records that could not be read (torn tail, damage), skipped.
     public var dropped = 0
+    /// Of those, lines with good records after them: damage inside the
+    /// file, not a write cut short at its end.
+    public var damagedInside = 0
+    /// Lines after the last good record: a write cut short (a crash, a full disk).
+    public var tornTail: Int { dropped - damagedInside }
     /// Records read, including superseded ones.
     public var records = 0
     /// Bytes up to the end of the last good line (where a writer appends).
@@ -51,11 +56,14 @@ public enum JournalFormat {
     }
     var i = h.count
     c.validLength = i
+    var badSinceGood = 0
     while i < bytes.count {
       guard let nl = bytes[i...].firstIndex(of: 0x0A) else {
         c.dropped += 1  // torn tail: no newline
         break
       }
+      let droppedBefore = c.dropped
+      defer { if c.dropped > droppedBefore { badSinceGood += 1 } }
       defer { i = nl + 1 }
       let line = bytes[i..<nl]
       guard let s1 = line.firstIndex(of: 0x20), let len = Int(String(decoding: line[i..<s1], as: UTF8.self)),
@@ -74,9 +82,31 @@ public enum JournalFormat {
       }
       c.records += 1
       c.validLength = nl + 1
+      c.damagedInside += badSinceGood
+      badSinceGood = 0
       if let t = TaskState(json: v) { c.tasks[t.id] = t }
     }
     return c
+  }
+}
+
+extension JournalFormat.Contents {
+  /// What a reader says of skipped records, or nil when there were none.
+  /// `rewritten`: a writer has already rewritten the journal without them.
+  public func damageNote(path: String, rewritten: Bool) -> String? {
+    guard dropped > 0 else { return nil }
+    var parts: [String] = []
+    if damagedInside > 0 {
+      let fate = rewritten ? "rewritten without them" : "the next apply rewrites it without them"
+      parts.append(
+        "skipped \(damagedInside) damaged record(s) inside the file (changed on disk after they were written; \(fate))")
+    }
+    if tornTail > 0 {
+      let fate = rewritten ? "cut off" : "the next apply cuts it off"
+      parts.append(
+        "skipped an unfinished last record (a write cut short by a crash, a kill or a full disk; \(fate))")
+    }
+    return "journal \(path): " + parts.joined(separator: "; ")
   }
 }
 
@@ -92,8 +122,14 @@ public final class JournalWriter {
   /// …and at least this large.
   public var compactionFloor = 256 * 1024
 
+  /// What was skipped when the journal was opened, said once (the damage is
+  /// repaired by then); nil when the journal was whole.
+  public private(set) var recovered: String?
+
   /// Takes the lock (failing at once if another process holds it), reads the
   /// journal, and cuts off any torn tail so appends start on a clean line.
+  /// Damage inside the file is rewritten away at once (a compaction), so it
+  /// is reported by this run only.
   public init(path: String) throws(JournalError) {
     self.path = path
     try JournalWriter.makeFolder(of: path)
@@ -125,6 +161,8 @@ public final class JournalWriter {
         throw JournalError(kind: .io, message: "cannot cut the torn tail of \(path): \(errnoText())")
       }
     }
+    recovered = c.damageNote(path: path, rewritten: true)
+    if c.damagedInside > 0 { try compact() }
   }
 
   deinit { close(fd) }

@@ -109,8 +109,51 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
     bytes[thirdLine + 30] ^= 0x01  // flip a bit inside record 2's JSON
     try bytes.write(to: URL(fileURLWithPath: path))
     let c = try JournalReader.read(path: path)
-    #expect(c.dropped == 1)
+    #expect(c.dropped == 1 && c.damagedInside == 1 && c.tornTail == 0)
     #expect(c.tasks.keys.sorted() == ["m/f0", "m/f2"])
+    #expect(c.damageNote(path: "J", rewritten: false)?.contains("1 damaged record(s) inside the file") == true)
+  }
+
+  /// Before: damage inside the journal was reported on every run, as "a torn
+  /// tail after a crash", until a compaction happened to remove it.
+  @Test func aWriterRewritesDamageInsideOnceAndSaysSo() throws {
+    do {
+      let w = try JournalWriter(path: path)
+      for i in 0..<3 { try w.record(sample("m/f\(i)", i)) }
+    }
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    let secondLine = bytes.firstIndex(of: 0x0A)! + 1
+    bytes[secondLine + 40] ^= 0x01  // damage record 1 of 3
+    bytes.append(contentsOf: Array("57 0badc0de {\"t\":\"task\"".utf8))  // and a torn tail
+    try bytes.write(to: URL(fileURLWithPath: path))
+    do {
+      let w = try JournalWriter(path: path)
+      let note = try #require(w.recovered)
+      #expect(note.contains("1 damaged record(s) inside the file") && note.contains("rewritten without them"))
+      #expect(note.contains("unfinished last record") && note.contains("cut off"))
+      #expect(w.contents.tasks.keys.sorted() == ["m/f1", "m/f2"])
+    }
+    let c = try JournalReader.read(path: path)
+    #expect(c.dropped == 0 && c.tasks.keys.sorted() == ["m/f1", "m/f2"])
+    #expect(try JournalWriter(path: path).recovered == nil, "said once")
+  }
+
+  @Test func aTornTailAloneIsNotCalledDamage() throws {
+    do {
+      let w = try JournalWriter(path: path)
+      try w.record(sample("m/a", 1))
+    }
+    let h = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    h.seekToEndOfFile()
+    h.write(Data("120 12345678 {\"t\":".utf8))
+    try h.close()
+    let c = try JournalReader.read(path: path)
+    #expect(c.damagedInside == 0 && c.tornTail == 1)
+    let note = c.damageNote(path: "J", rewritten: false) ?? ""
+    #expect(
+      note
+        == "journal J: skipped an unfinished last record (a write cut short by a crash, a kill or a full disk; the next apply cuts it off)"
+    )
   }
 
   @Test func compactionKeepsTheLatestStateOfEveryTask() throws {
