@@ -38,6 +38,8 @@ public enum JournalFormat {
     public var damagedInside = 0
     /// Lines after the last good record: a write cut short (a crash, a full disk).
     public var tornTail: Int { dropped - damagedInside }
+    /// The first line was not the header, but records after it checked out.
+    public var headerDamaged = false
     /// Records read, including superseded ones.
     public var records = 0
     /// Bytes up to the end of the last good line (where a writer appends).
@@ -52,9 +54,29 @@ public enum JournalFormat {
     guard bytes.count >= h.count, Array(bytes[0..<h.count]) == h else {
       // A torn header (a crash while creating the file) is an empty journal.
       if bytes.count < h.count, Array(h[0..<bytes.count]) == bytes { return c }
-      return nil
+      return decodeUnderDamagedHeader(bytes)
     }
-    var i = h.count
+    decodeRecords(bytes, from: h.count, into: &c)
+    return c
+  }
+
+  /// A first line that is not the header, followed by records whose
+  /// checksums hold: our journal with its header damaged (a disk error, a
+  /// stray write). Nil when no record checks out: then the file is not
+  /// ours, and is never touched.
+  static func decodeUnderDamagedHeader(_ bytes: [UInt8]) -> Contents? {
+    guard let nl = bytes.firstIndex(of: 0x0A), nl < 256 else { return nil }
+    // Another version's header is intact, not damaged: never rewrite it as this one.
+    if bytes[0..<nl].starts(with: Array("syncfiles-journal ".utf8)) { return nil }
+    var c = Contents()
+    decodeRecords(bytes, from: nl + 1, into: &c)
+    guard c.records > 0 else { return nil }
+    c.headerDamaged = true
+    return c
+  }
+
+  static func decodeRecords(_ bytes: [UInt8], from start: Int, into c: inout Contents) {
+    var i = start
     c.validLength = i
     var badSinceGood = 0
     while i < bytes.count {
@@ -86,7 +108,6 @@ public enum JournalFormat {
       badSinceGood = 0
       if let t = TaskState(json: v) { c.tasks[t.id] = t }
     }
-    return c
   }
 }
 
@@ -94,8 +115,13 @@ extension JournalFormat.Contents {
   /// What a reader says of skipped records, or nil when there were none.
   /// `rewritten`: a writer has already rewritten the journal without them.
   public func damageNote(path: String, rewritten: Bool) -> String? {
-    guard dropped > 0 else { return nil }
+    guard dropped > 0 || headerDamaged else { return nil }
     var parts: [String] = []
+    if headerDamaged {
+      parts.append(
+        "its first line is not the journal header, but \(records) record(s) after it check out (\(rewritten ? "rewritten with the header" : "the next apply rewrites it with the header"))"
+      )
+    }
     if damagedInside > 0 {
       let fate = rewritten ? "rewritten without them" : "the next apply rewrites it without them"
       parts.append(
@@ -162,7 +188,7 @@ public final class JournalWriter {
       }
     }
     recovered = c.damageNote(path: path, rewritten: true)
-    if c.damagedInside > 0 { try compact() }
+    if c.damagedInside > 0 || c.headerDamaged { try compact() }
   }
 
   deinit { close(fd) }
@@ -224,6 +250,8 @@ public final class JournalWriter {
     size = out.count
     contents.records = contents.tasks.count
     contents.dropped = 0
+    contents.damagedInside = 0
+    contents.headerDamaged = false
   }
 
   static func makeFolder(of path: String) throws(JournalError) {

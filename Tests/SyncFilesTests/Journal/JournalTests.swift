@@ -138,6 +138,44 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
     #expect(try JournalWriter(path: path).recovered == nil, "said once")
   }
 
+  /// Before: a damaged header made the whole journal "not a syncfiles journal" (exit 2, every run).
+  @Test func aDamagedHeaderIsRecoveredWhenTheRecordsCheckOut() throws {
+    do {
+      let w = try JournalWriter(path: path)
+      for i in 0..<3 { try w.record(sample("m/f\(i)", i)) }
+    }
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    bytes[3] = 0x00
+    try bytes.write(to: URL(fileURLWithPath: path))
+    let c = try JournalReader.read(path: path)
+    #expect(c.headerDamaged && c.tasks.count == 3)
+    #expect(
+      c.damageNote(path: "J", rewritten: false)?.contains("first line is not the journal header, but 3 record(s)")
+        == true)
+    do {
+      let w = try JournalWriter(path: path)
+      #expect(w.recovered?.contains("rewritten with the header") == true)
+    }
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    #expect(text.hasPrefix("syncfiles-journal 1\n"))
+    let again = try JournalReader.read(path: path)
+    #expect(!again.headerDamaged && again.tasks["m/f2"] == sample("m/f2", 2))
+  }
+
+  @Test func aFileWhoseRecordsDoNotCheckOutIsStillNotAJournal() throws {
+    try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true)
+    let text = "syncfiles-journal 2\n12 00000000 {\"t\":\"task\"}\nhello\n"
+    write(text, to: path)
+    #expect(throws: JournalError.self) { try JournalReader.read(path: path) }
+    #expect(throws: JournalError.self) { try JournalWriter(path: path) }
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == text, "untouched")
+    // A later version's journal, even with records this version could read, is left alone.
+    let later = "syncfiles-journal 2\n" + String(decoding: JournalFormat.line(sample("m/a").json), as: UTF8.self)
+    write(later, to: path)
+    #expect(throws: JournalError.self) { try JournalWriter(path: path) }
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == later)
+  }
+
   @Test func aTornTailAloneIsNotCalledDamage() throws {
     do {
       let w = try JournalWriter(path: path)
