@@ -496,15 +496,19 @@ public final class Runner: @unchecked Sendable {
     }
   }
 
+  /// `why` ends in "; starting over": said once per reason in the task's
+  /// warnings, and once more, as the cause, when the task gives up.
   func startOver(_ i: Int, _ why: String) -> Next {
     discardPartial(i)
     jobs[i].restarts += 1
-    jobs[i].report.warnings.append(why)
     options.log("syncfiles: \(jobs[i].task.id): \(why)")
     if jobs[i].restarts > 3 {
-      fail(i, "\(why) (gave up after 3 restarts)", retryable: true)
+      let cause = why.hasSuffix("; starting over") ? String(why.dropLast("; starting over".count)) : why
+      jobs[i].report.warnings.removeAll { $0 == why }
+      fail(i, "\(cause); gave up after starting over 3 times", retryable: true)
       return .done
     }
+    if !jobs[i].report.warnings.contains(why) { jobs[i].report.warnings.append(why) }
     return .again
   }
 

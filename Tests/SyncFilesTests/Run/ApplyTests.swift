@@ -99,6 +99,24 @@ import Testing
     #expect(out("a.bin") == a)
   }
 
+  /// Before: the cause was repeated in the warnings and again in the error.
+  @Test func aServerThatNeverResumesRightGivesUpNamingTheCauseOnce() throws {
+    let a = testBytes(200_000, seed: 16)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"v1\"", "drop_after": 50_000, "content_range_shift": 10]])
+    manifest([
+      "{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 10, backoff: 1s, max_backoff: 1s}}"
+    ])
+    let r = try apply()
+    #expect(r.run.status == 1 && r.outcome("m/a") == "failed")
+    let error = r.string("m/a", "error") ?? ""
+    #expect(
+      error == "the server resumed at byte 50010 instead of 50000; gave up after starting over 3 times", "\(error)")
+    let warnings = r.tasks["m/a"]?["warnings"] as? [String] ?? []
+    #expect(!warnings.contains { $0.contains("resumed at byte") }, "\(warnings)")
+    #expect(r.run.stdout.components(separatedBy: "resumed at byte").count == 2, "said once: \(r.run.stdout)")
+  }
+
   @Test func a416WithACompletePartialInstallsItWithoutTheErrorBody() throws {
     let a = testBytes(120_000, seed: 7)
     try interruptedFirstRun(a)
