@@ -185,7 +185,8 @@ public final class Runner: @unchecked Sendable {
 
     /// A task has ended: the tasks waiting for its bytes get them, or fetch.
     func settle(_ i: Int) {
-      finished += 1
+      // The progress line counts files done; a task the run stopped is not.
+      if jobs[i].report.outcome != .interrupted { finished += 1 }
       for f in same.release(after: i) where stopping == nil {
         if jobs[i].report.outcome == .installed, let item = copyItem(f, from: i) {
           installing += 1

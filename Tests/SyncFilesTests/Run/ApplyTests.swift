@@ -433,4 +433,14 @@ import Testing
     let quiet = try run(["apply", "--force", "--quiet", "m.yaml"], cwd: dir)
     #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
   }
+
+  /// Before: a transfer the deadline stopped was counted as a file done ("[1/1 files]").
+  @Test func aStoppedTransferIsNotCountedAsAFileDone() throws {
+    server.put("slow.bin", testBytes(100_000, seed: 26))
+    server.routes(["/slow.bin": ["file": "slow.bin", "trickle_bps": 20_000]])
+    manifest(["{id: s, url: '\(server.base)/slow.bin', destination: s.bin}"])
+    let r = try run(["apply", "--progress", "always", "--deadline", "1s", "m.yaml"], cwd: dir)
+    #expect(r.status == 75)
+    #expect(r.stderr.contains("[0/1 files]") && !r.stderr.contains("[1/1 files]"), "\(r.stderr.debugDescription)")
+  }
 }
