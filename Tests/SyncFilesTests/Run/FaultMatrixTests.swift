@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// Issue 13's fault matrix, on real file systems: a full disk (a 20 MB tmpfs
+/// holding destinations and journal) and a folder the user cannot write.
+@Suite(.serialized) final class FaultMatrixTests: ApplyWorkspace {
+  let server: FaultServer
+  let dir = makeTempDir()
+
+  init() throws { server = try FaultServer() }
+  deinit {
+    _ = try? run(["-l", dir + "/out"], tool: "umount")
+    try? FileManager.default.removeItem(atPath: dir)
+  }
+
+  func mountTmpfs(_ path: String, megabytes: Int) throws {
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    let r = try run(["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path], tool: "mount")
+    #expect(r.status == 0, "mount needs root: \(r.stderr)")
+  }
+
+  func partials(in folder: String) -> [String] {
+    (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter {
+      $0.hasSuffix(".syncfiles-partial")
+    }
+  }
+
+  @Test func aFullDiskKeepsTheOldFilesLeavesNoPartialAndConverges() throws {
+    try mountTmpfs(dir + "/out", megabytes: 20)
+    let (a1, b1) = (testBytes(4_000_000, seed: 1), testBytes(4_000_000, seed: 2))
+    server.put("a1", a1)
+    server.put("b1", b1)
+    server.routes(["/a.bin": ["file": "a1", "etag": "\"a1\""], "/b.bin": ["file": "b1", "etag": "\"b1\""]])
+    // The journal lives on the same small file system.
+    manifest(
+      [
+        "{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 1}}",
+        "{id: b, url: '\(server.base)/b.bin', destination: b.bin, retry: {attempts: 1}}",
+      ], extra: "")
+    write(
+      try String(contentsOfFile: dir + "/m.yaml", encoding: .utf8).replacingOccurrences(
+        of: "journal: state/journal", with: "journal: out/.state/journal"), to: dir + "/m.yaml")
+    #expect(try apply().run.status == 0)
+
+    // New versions, and a disk with about 1 MB left.
+    let (a2, b2) = (testBytes(6_000_000, seed: 3), testBytes(6_000_000, seed: 4))
+    server.put("a2", a2)
+    server.put("b2", b2)
+    server.routes(["/a.bin": ["file": "a2", "etag": "\"a2\""], "/b.bin": ["file": "b2", "etag": "\"b2\""]])
+    var vfs = statvfs()
+    statvfs(dir + "/out", &vfs)
+    let free = Int(vfs.f_bavail) * Int(vfs.f_frsize)
+    write([UInt8](repeating: 7, count: free - 1_000_000), to: dir + "/out/filler")
+
+    let full = try apply()
+    #expect(full.run.status == 1, "\(full.run.stdout)\(full.run.stderr)")
+    for id in ["m/a", "m/b"] {
+      #expect(full.outcome(id) == "failed")
+      let error = full.string(id, "error") ?? ""
+      #expect(error.contains("No space left on device") && error.contains("/out/"), "\(id): \(error)")
+    }
+    #expect(out("a.bin") == a1 && out("b.bin") == b1, "the old files, byte for byte")
+    #expect(partials(in: dir + "/out").isEmpty, "no partial left to fill the disk")
+    let status = try run(["status", "--format", "json", "m.yaml"], cwd: dir)
+    #expect(status.status == 0, "the journal on the full disk is still read: \(status.stderr)")
+
+    try FileManager.default.removeItem(atPath: dir + "/out/filler")
+    let after = try apply(["--force"])
+    #expect(after.run.status == 0, "\(after.run.stdout)")
+    #expect(out("a.bin") == a2 && out("b.bin") == b2, "converged once space was freed")
+  }
+
+  /// As an unprivileged user: a folder it cannot write fails that task with
+  /// the path and errno text, and the others install.
+  @Test func aReadOnlyFolderFailsItsTaskAndTheRestInstall() throws {
+    let a = testBytes(10_000, seed: 5)
+    server.put("a", a)
+    server.routes(["/a.bin": ["file": "a", "etag": "\"a\""]])
+    manifest([
+      "{id: locked, url: '\(server.base)/a.bin', destination: locked/a.bin}",
+      "{id: open, url: '\(server.base)/a.bin', destination: open/a.bin}",
+    ])
+    for folder in ["out/locked", "out/open", "state"] {
+      try FileManager.default.createDirectory(atPath: dir + "/" + folder, withIntermediateDirectories: true)
+    }
+    _ = try run(["-R", "nobody", dir], tool: "chown")
+    chmod(dir, 0o755)
+    chmod(dir + "/out/locked", 0o555)
+    // setpriv drops to nobody with no capabilities: root would write anyway.
+    let r = try run(
+      [
+        "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--inh-caps=-all", try syncfilesBinary(), "apply",
+        "--format", "json", "m.yaml",
+      ],
+      cwd: dir, tool: "setpriv")
+    let result = try ApplyResult(r)
+    #expect(r.status == 1, "\(r.stderr)")
+    #expect(result.outcome("m/open") == "installed" && out("open/a.bin") == a)
+    let error = result.string("m/locked", "error") ?? ""
+    #expect(error.contains(dir + "/out/locked") && error.contains("Permission denied"), "\(error)")
+  }
+}
