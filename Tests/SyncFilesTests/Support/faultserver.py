@@ -23,7 +23,11 @@ behaviour (content, ETag, faults) between requests by rewriting it:
                 "gzip": true,               # gzip the body and say so, whatever was asked
                 "close_delimited": true,    # no Content-Length: the close marks the end...
                 "close_after": 1000,        # ...which comes after N bytes (default: all)
-                "huge_header": 1000000}}    # one header line of N bytes
+                "huge_header": 1000000,     # one header line of N bytes
+                "many_headers": 10000,      # N header lines
+                "short_body": 1000,         # full Content-Length, N bytes, then a clean close
+                                            # (on the first "drop_times" requests)
+                "endless_chunked": true}}   # chunks until the client goes (or 1 GiB, or 60 s)
 
 Every request is appended to DIR/requests.jsonl (method, path, headers).
 """
@@ -117,6 +121,10 @@ class Handler(BaseHTTPRequestHandler):
         headers = list(validators)
         if r.get("huge_header"):
             headers.append(("X-Huge", "a" * r["huge_header"]))
+        for i in range(r.get("many_headers", 0)):
+            headers.append(("X-Header-%d" % i, "v"))
+        if r.get("endless_chunked"):
+            return self.endless(headers, head)
         if r.get("close_delimited"):
             self.send_response(200)
             for k, v in headers:
@@ -145,6 +153,12 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if head:
             return
+        short = r.get("short_body")
+        if short is not None and n <= r.get("drop_times", 1 << 30):
+            self.wfile.write(part[:short])
+            self.wfile.flush()
+            self.close_connection = True
+            return
         drop = r.get("drop_after")
         if drop is not None and n <= r.get("drop_times", 1 << 30):
             self.wfile.write(part[:drop])
@@ -166,6 +180,27 @@ class Handler(BaseHTTPRequestHandler):
         if extra:
             self.wfile.write(b"X" * extra)
             self.close_connection = True
+
+
+    def endless(self, headers, head):
+        """A chunked body that never ends, bounded so a broken test cannot run forever."""
+        self.send_response(200)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.close_connection = True
+        if head:
+            return
+        chunk = b"z" * 65536
+        deadline = time.time() + 60
+        try:
+            for _ in range(1 << 14):  # at most 1 GiB
+                if time.time() > deadline:
+                    break
+                self.wfile.write(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+        except OSError:
+            pass  # the client went away: that is the point
 
 
 class Server(ThreadingHTTPServer):
