@@ -176,6 +176,56 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
     #expect(try String(contentsOfFile: path, encoding: .utf8) == later)
   }
 
+  /// 300 random mutations of a journal (bit flips, cuts, inserted and deleted
+  /// bytes, swapped lines): a reader never accepts a damaged record, and the
+  /// next writer leaves a journal that reads back whole.
+  @Test func threeHundredMutationsNeverYieldADamagedState() throws {
+    var originals: [String: TaskState] = [:]
+    do {
+      let w = try JournalWriter(path: path)
+      for i in 0..<20 {
+        let t = sample("m/f\(i)", i)
+        originals[t.id] = t
+        try w.record(t)
+      }
+    }
+    let pristine = try Data(contentsOf: URL(fileURLWithPath: path))
+    var rng = SystemRandomNumberGenerator()
+    var refused = 0
+    for round in 0..<300 {
+      var b = [UInt8](pristine)
+      switch round % 5 {
+      case 0: b[Int.random(in: 0..<b.count, using: &rng)] ^= UInt8(1 << Int.random(in: 0..<8, using: &rng))
+      case 1: b.removeLast(Int.random(in: 1..<b.count, using: &rng))
+      case 2:
+        b.insert(
+          contentsOf: (0..<Int.random(in: 1...40, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) },
+          at: Int.random(in: 0..<b.count, using: &rng))
+      case 3:
+        b.removeSubrange(
+          Int.random(in: 0..<b.count - 50, using: &rng)..<Int.random(in: b.count - 50..<b.count, using: &rng))
+      default:
+        var lines = b.split(separator: 0x0A, omittingEmptySubsequences: false)
+        lines.swapAt(Int.random(in: 1..<lines.count - 1, using: &rng), Int.random(in: 1..<lines.count - 1, using: &rng))
+        b = Array(lines.joined(separator: [0x0A]))
+      }
+      try Data(b).write(to: URL(fileURLWithPath: path))
+      guard let c = try? JournalReader.read(path: path) else {
+        refused += 1
+        // Refused: the writer refuses too, and leaves the file as it was.
+        #expect(throws: JournalError.self) { try JournalWriter(path: path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(b), "round \(round)")
+        continue
+      }
+      for (id, t) in c.tasks { #expect(originals[id] == t, "round \(round): \(id) read damaged") }
+      do { _ = try JournalWriter(path: path) }
+      let again = try JournalReader.read(path: path)
+      #expect(again.dropped == 0 && !again.headerDamaged, "round \(round): the writer repaired it")
+      #expect(again.tasks == c.tasks, "round \(round): the writer kept every good record")
+    }
+    #expect(refused < 300)
+  }
+
   @Test func aTornTailAloneIsNotCalledDamage() throws {
     do {
       let w = try JournalWriter(path: path)
