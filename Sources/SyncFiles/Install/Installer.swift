@@ -139,6 +139,20 @@ public final class PartialFile: @unchecked Sendable {
     }
   }
 
+  /// Removes partial data left beside a destination that is now up to date
+  /// (a kill can leave one the journal never heard of). Never follows a
+  /// symlink on the way; a missing partial is not an error.
+  public static func removeLeftover(root: String, relative: String) throws(InstallError) {
+    let parts = relative.split(separator: "/").map(String.init)
+    guard let last = parts.last else { return }
+    let dir = try openFolder(root: root, parts: parts.dropLast(), create: false, for: root + "/" + relative)
+    defer { close(dir) }
+    let name = partialName(for: last)
+    guard unlinkat(dir, name, 0) == 0 || errno == ENOENT else {
+      throw InstallError(message: "cannot remove the stale partial file of \(root)/\(relative): \(errnoText())")
+    }
+  }
+
   /// Appends bytes to the partial file.
   public func write(_ bytes: [UInt8]) throws(InstallError) {
     guard FileIO.writeAll(fd, bytes) else {

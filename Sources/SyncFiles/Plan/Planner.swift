@@ -151,6 +151,7 @@ public enum Planner {
 
     segmentNote(&t)
     modeCheck(&t, dest)
+    t.leftoverPartial = t.action != .resume && facts.files[partialPath] != nil
     // When it is due next, after this run.
     if t.runs {
       t.nextDue = nextAfterRun(e.schedule, now: now)

@@ -24,6 +24,9 @@ public struct PlannedTask: Sendable, Hashable {
   /// knowing it (SPEC §8.3): apply records it as installed, with no transfer,
   /// if the file is still as this fact describes it.
   public var adopt: FileFact?
+  /// Partial data lies beside the destination and this run does not resume
+  /// it: removed once the destination is found up to date.
+  public var leftoverPartial = false
   /// False when `--only` leaves this task out.
   public var selected = true
 

@@ -751,6 +751,7 @@ public final class Runner: @unchecked Sendable {
       s.httpStatus = jobs[i].report.httpStatus
       s.failures = 0
       s.backoffUntil = nil
+      s.partial = nil
       if var inst = s.installed {
         if let e = v?.etag { inst.etag = e }
         if inst.sha256 == nil { inst.sha256 = digest }
@@ -766,6 +767,20 @@ public final class Runner: @unchecked Sendable {
       }
     }
     jobs[i].report.outcome = .unchanged
+    removeLeftoverPartial(i)
+  }
+
+  /// The destination is up to date: partial data beside it (of another
+  /// version, or one a kill left unjournaled) will never be resumed.
+  func removeLeftoverPartial(_ i: Int) {
+    jobs[i].partial?.discard()
+    jobs[i].partial = nil
+    guard jobs[i].task.leftoverPartial else { return }
+    do throws(InstallError) {
+      try PartialFile.removeLeftover(root: manifests[jobs[i].manifest].root, relative: jobs[i].task.entry.destination)
+    } catch {
+      jobs[i].report.warnings.append(error.message)
+    }
   }
 
   func fail(_ i: Int, _ reason: String, retryable: Bool) {

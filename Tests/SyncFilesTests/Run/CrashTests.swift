@@ -4,7 +4,12 @@ import Testing
 /// SIGKILL at random moments, many times: every destination is always the
 /// old complete file, the new complete file, or absent — never partial, never
 /// mixed — and a final run converges, having resumed the large files.
+/// 150 small and 3 large files; the versions served flip every 10 kills so
+/// runs keep working. SYNCFILES_KILLS sets the number of kills (default 50,
+/// as in CI); `scripts/kill-soak` runs the long soak (1,000).
 @Suite struct CrashTests {
+  static var kills: Int { Int(ProcessInfo.processInfo.environment["SYNCFILES_KILLS"] ?? "") ?? 50 }
+
   @Test func killedAtRandomMomentsEveryDestinationIsOldOrNewAndTheLastRunConverges() throws {
     let server = try FaultServer()
     let dir = makeTempDir()
@@ -12,9 +17,9 @@ import Testing
     var v1: [String: [UInt8]] = [:]
     var v2: [String: [UInt8]] = [:]
     var names: [String] = []
-    for i in 0..<24 {
-      let big = i < 2
-      let size = big ? 3_000_000 : 2_000 + i * 1_500
+    for i in 0..<153 {
+      let big = i < 3
+      let size = big ? 3_000_000 : 2_000 + i * 300
       let name = "f\(i).bin"
       names.append(name)
       v1[name] = testBytes(size, seed: UInt64(100 + i))
@@ -41,7 +46,9 @@ import Testing
     serve(v2, tag: "v2")
 
     var rng = SystemRandomNumberGenerator()
-    for round in 0..<12 {
+    var landed = 0
+    for round in 0..<Self.kills {
+      if round > 0 && round % 10 == 0 { round % 20 == 0 ? serve(v2, tag: "v2") : serve(v1, tag: "v1") }
       let p = Process()
       p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
       p.arguments = ["apply", "--quiet", "c.yaml"]
@@ -52,6 +59,7 @@ import Testing
       Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.9, using: &rng))
       kill(p.processIdentifier, SIGKILL)
       p.waitUntilExit()
+      if p.terminationReason == .uncaughtSignal { landed += 1 }
       for name in names {
         let got = readBytes(dir + "/out/data/" + name)
         #expect(
@@ -59,11 +67,14 @@ import Testing
       }
     }
 
+    print("soak | \(Self.kills) kills, \(landed) landed mid-run, over \(names.count) files")
+    #expect(landed > Self.kills / 2, "most kills should land while apply runs")
+    serve(v2, tag: "v2")
     let last = try run(["apply", "--format", "json", "c.yaml"], cwd: dir)
     #expect(last.status == 0, "\(last.stderr)")
     for name in names { #expect(readBytes(dir + "/out/data/" + name) == v2[name], "\(name) converged") }
     // The large files were resumed (Range from a non-zero offset), not restarted every time.
-    for name in names.prefix(2) {
+    for name in names.prefix(3) {
       let ranged = server.requests("/" + name).compactMap { $0.headers["range"] }
       #expect(!ranged.isEmpty, "\(name) was resumed at least once")
     }

@@ -44,6 +44,21 @@ import Testing
     #expect(readBytes(outside) == precious, "the outside file is untouched")
   }
 
+  /// Found by the kill soak: a partial a kill left unjournaled stayed beside
+  /// an up-to-date destination for good. Now a 304 removes it.
+  @Test func aLeftoverPartialBesideAnUpToDateFileIsRemoved() throws {
+    let a = testBytes(4_000, seed: 9)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"v1\""]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin}"])
+    #expect(try apply().outcome("m/a") == "installed")
+    write(testBytes(1_500, seed: 10), to: dir + "/out/.a.bin.syncfiles-partial")
+    let r = try apply()
+    #expect(r.outcome("m/a") == "unchanged" && server.requests().last?.headers["if-none-match"] == "\"v1\"")
+    #expect(!partialExists("a.bin"), "the leftover is gone")
+    #expect(out("a.bin") == a)
+  }
+
   /// Before: a changed `mode`, and a file chmod'ed by hand, were both kept.
   @Test func modeHoldsOnEveryApplyWithoutATransfer() throws {
     let a = testBytes(4_000, seed: 3)
