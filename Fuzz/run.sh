@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds a libFuzzer target and runs it.
 #   Fuzz/run.sh [SECONDS] [TARGET]   (default 60 s, target manifest)
-# Targets: manifest (the manifest loader), journal (the journal reader).
+# Targets: manifest (the manifest loader), journal (the journal reader),
+# headers (Content-Range, HTTP dates, Retry-After and validators).
 # Crashes, leaks, timeouts and out-of-memory inputs are written to
 # Fuzz/artifacts/; the run fails (non-zero) if any is found.
 set -euo pipefail
@@ -30,7 +31,12 @@ case $target in
     dict=()
     cp -n Fuzz/journal-corpus/* Fuzz/work/journal-corpus/ 2>/dev/null || true
     ;;
-  *) echo "run.sh: unknown target '$target' (manifest, journal)" >&2; exit 2 ;;
+  headers)
+    sources+=(Sources/SyncFiles/Transfer/HeaderText.swift Sources/SyncFiles/Plan/RequestPolicy.swift Fuzz/HeaderFuzz.swift)
+    dict=()
+    cp -n Fuzz/headers-corpus/* Fuzz/work/headers-corpus/ 2>/dev/null || true
+    ;;
+  *) echo "run.sh: unknown target '$target' (manifest, journal, headers)" >&2; exit 2 ;;
 esac
 echo "building $bin" >&2
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name SyncFilesFuzz \

@@ -17,8 +17,10 @@ public enum HTTPDate {
       let year = Int(f[3])
     else { return nil }
     let hms = f[4].split(separator: ":").compactMap { Int($0) }
-    guard hms.count == 3, (1...31).contains(day), (0...23).contains(hms[0]), (0...59).contains(hms[1]),
-      (0...60).contains(hms[2])
+    // A server's date is text from the network: a year such as 999999999999
+    // would overflow the calendar arithmetic, so only four-digit years count.
+    guard hms.count == 3, (1...9999).contains(year), (1...Timestamp.daysInMonth(year, m + 1)).contains(day),
+      (0...23).contains(hms[0]), (0...59).contains(hms[1]), (0...60).contains(hms[2])
     else { return nil }
     return Timestamp(year: year, month: m + 1, day: day, hour: hms[0], minute: hms[1], second: hms[2])
   }

@@ -89,15 +89,6 @@ final class EasyRequest {
   }
 }
 
-/// The value of the last header `name` (case-insensitive) among raw header lines.
-func headerValue(_ name: String, in lines: [String]) -> String? {
-  let lower = name.lowercased() + ":"
-  for line in lines.reversed() where line.lowercased().hasPrefix(lower) {
-    return line.dropFirst(lower.count).trimmingWhitespace()
-  }
-  return nil
-}
-
 /// Collects response header lines; a status line starts a new response.
 let headerCallback: sf_curl_data_cb = { ptr, size, count, userdata in
   let n = size * count

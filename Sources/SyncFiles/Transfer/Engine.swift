@@ -517,22 +517,3 @@ let transferWriteCallback: sf_curl_data_cb = { ptr, size, count, userdata in
   // Not admitted under the rate cap: pause; libcurl delivers the same bytes again later.
   return t.failure == nil && t.writing ? sf_writefunc_pause : 0
 }
-
-/// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`), or `bytes */TOTAL` on a 416.
-enum ContentRange {
-  static func parse(_ text: String) -> (start: Int64, end: Int64?, total: Int64?)? {
-    let t = text.trimmingWhitespace()
-    guard t.lowercased().hasPrefix("bytes ") else { return nil }
-    let spec = t.dropFirst(6).trimmingWhitespace()
-    let halves = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-    guard halves.count == 2 else { return nil }
-    let total = halves[1] == "*" ? nil : Int64(halves[1])
-    if halves[1] != "*" && total == nil { return nil }
-    if halves[0] == "*" { return (0, nil, total) }
-    let ends = halves[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-    guard ends.count == 2, let start = Int64(ends[0]), let end = Int64(ends[1]), start >= 0, end >= start else {
-      return nil
-    }
-    return (start, end, total)
-  }
-}

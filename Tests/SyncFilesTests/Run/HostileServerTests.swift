@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import SyncFiles
+
 /// Issue 13's hostile servers: each ends with a clear outcome, nothing
 /// installed that should not be, and no partial left that cannot be resumed.
 @Suite final class HostileServerTests: ApplyWorkspace {
@@ -56,6 +58,24 @@ import Testing
     manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, retry: {attempts: 1}}"])
     let r = try apply()
     #expect(r.run.status == 0 && r.outcome("m/a") == "installed" && out("a.bin") == a, "\(r.run.stdout)")
+  }
+
+  /// Found by reading the date parser for the header fuzz target: a
+  /// Last-Modified with a twelve-digit year overflowed the calendar
+  /// arithmetic and crashed apply (signal 4). Such a date is now no date.
+  @Test func aDateFromTheFarFutureIsIgnoredNotACrash() throws {
+    let a = testBytes(3_000, seed: 6)
+    server.put("a", a)
+    server.routes(["/a.bin": ["file": "a", "last_modified": "Sun, 06 Nov 999999999999 08:49:37 GMT"]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin}"])
+    let r = try apply()
+    #expect(r.run.status == 0 && r.outcome("m/a") == "installed" && out("a.bin") == a, "\(r.run.stderr)")
+    #expect(HTTPDate.parse("Sun, 06 Nov 999999999999 08:49:37 GMT") == nil)
+    #expect(HTTPDate.parse("Fri, 30 Feb 2026 08:49:37 GMT") == nil)
+    #expect(HTTPDate.parse("Sat, 01 Jan 10000 00:00:00 GMT") == nil)
+    #expect(
+      HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT")
+        == Timestamp(year: 1994, month: 11, day: 6, hour: 8, minute: 49, second: 37))
   }
 
   /// A redirect to file:///etc/passwd is refused: only http and https are followed.
