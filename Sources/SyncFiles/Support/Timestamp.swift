@@ -13,8 +13,11 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
   public static func < (a: Timestamp, b: Timestamp) -> Bool { a.seconds < b.seconds }
 
+  /// Saturates: a schedule of `every 15250284452000w` is due at the end of
+  /// time, not (wrapped around) in the distant past.
   public static func + (t: Timestamp, d: TimeSpan) -> Timestamp {
-    Timestamp(seconds: t.seconds &+ d.seconds)
+    let (sum, overflow) = t.seconds.addingReportingOverflow(d.seconds)
+    return Timestamp(seconds: overflow ? (d.seconds > 0 ? .max : .min) : sum)
   }
 
   /// RFC 3339 in UTC, `2026-11-22T03:00:00Z`.

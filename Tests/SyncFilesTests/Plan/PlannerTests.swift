@@ -304,3 +304,14 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
     #expect(PlanReport.text(p).contains("limits: parallel 2, per_host 6, rate 976.6 KiB/s, deadline none"))
   }
 }
+
+@Suite struct TimeArithmeticTests {
+  /// Before: the sum wrapped, so a schedule of about 290 billion years was
+  /// due in the year -292277022610, that is at once and on every apply.
+  @Test func aTimestampPlusAHugeSpanSaturates() {
+    let now = Timestamp.parseRFC3339("2026-11-23T00:00:00Z")!
+    let far = now + TimeSpan(seconds: Int64.max - 5)
+    #expect(far.seconds == Int64.max && far > now)
+    #expect((now + .hours(1)).seconds == now.seconds + 3600)
+  }
+}
