@@ -69,15 +69,18 @@ struct LoadedSession {
     return (set, path)
   }
 
-  func plan(now: Timestamp, options: PlanOptions, remote: Bool = false, verbose: Bool = false) -> SessionPlan {
-    planAndFacts(now: now, options: options, remote: remote, verbose: verbose).plan
+  /// `digests: false` (status): no destination is hashed for adoption.
+  func plan(
+    now: Timestamp, options: PlanOptions, remote: Bool = false, verbose: Bool = false, digests: Bool = true
+  ) -> SessionPlan {
+    planAndFacts(now: now, options: options, remote: remote, verbose: verbose, digests: digests).plan
   }
 
   /// The plan, and the facts it was made from (the forecast reads their disks).
   func planAndFacts(
-    now: Timestamp, options: PlanOptions, remote: Bool = false, verbose: Bool = false
+    now: Timestamp, options: PlanOptions, remote: Bool = false, verbose: Bool = false, digests: Bool = true
   ) -> (plan: SessionPlan, facts: Facts) {
-    let facts = FactGatherer.gather(for: set.manifests, journal: journal.tasks, now: now)
+    let facts = FactGatherer.gather(for: set.manifests, journal: journal.tasks, now: now, digests: digests)
     let plan = Planner.plan(
       manifests: set.manifests, journal: journal.tasks, facts: facts, options: options, journalPath: journalPath)
     guard remote else { return (plan, facts) }

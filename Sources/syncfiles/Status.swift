@@ -43,7 +43,8 @@ struct Status: ParsableCommand {
   func run() throws {
     let now = try session.clock()
     let loaded = try LoadedSession.load(paths: paths, options: session)
-    let plan = paths.isEmpty ? nil : loaded.plan(now: now, options: PlanOptions())
+    // Status reads no file's bytes: an adoptable destination shows as due, as it is until an apply.
+    let plan = paths.isEmpty ? nil : loaded.plan(now: now, options: PlanOptions(), digests: false)
     if check { return try runCheck(loaded, plan: plan, now: now) }
     let rows = StatusReport.rows(journal: loaded.journal.tasks, plan: plan)
     switch session.format {

@@ -68,7 +68,11 @@ public enum FactGatherer {
     return Int64(tmv.tm_gmtoff)
   }
 
-  public static func gather(for manifests: [Manifest], journal: [String: TaskState], now: Timestamp) -> Facts {
+  /// `digests`: hash destinations that may already hold their sha256
+  /// (plan and apply); `status` only reports, and reads no file's bytes.
+  public static func gather(
+    for manifests: [Manifest], journal: [String: TaskState], now: Timestamp, digests: Bool = true
+  ) -> Facts {
     var t = time_t(now.seconds)
     var tmv = tm()
     localtime_r(&t, &tmv)
@@ -87,7 +91,7 @@ public enum FactGatherer {
         let inMissingFolder = missingFolders.contains(folder)
         if !inMissingFolder, let f = fact(at: e.destinationPath) {
           facts.files[e.destinationPath] = f
-          if mayAdopt(e, f, journal[e.qualifiedID]),
+          if digests, mayAdopt(e, f, journal[e.qualifiedID]),
             let d = SHA256Hasher.digest(ofFileAt: e.destinationPath, size: f.size)
           {
             facts.digests[e.destinationPath] = d

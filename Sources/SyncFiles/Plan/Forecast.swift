@@ -49,8 +49,7 @@ public struct Forecast: Sendable {
   public var days: [Day] {
     var out: [Day] = []
     for r in runs {
-      let c = r.time.civil
-      let date = Forecast.date(c.year, c.month, c.day)
+      let date = Forecast.dayKey(r.time)
       if out.last?.date != date { out.append(Day(date: date)) }
       out[out.count - 1].runs += 1
       out[out.count - 1].tasks += r.tasks.count
@@ -175,11 +174,11 @@ extension Forecast {
   /// A day whose bytes due on one file system exceed its free space now.
   func diskWarnings(_ plan: SessionPlan, disks: [String: DiskFact]) -> [String] {
     var diskOf: [String: DiskFact] = [:]
+    var expected: [String: Int64] = [:]
     for i in plan.tasks.indices {
       diskOf[plan.tasks[i].id] = disks[Paths.folder(of: plan.tasks[i].entry.destinationPath)]
+      expected[plan.tasks[i].id] = plan.tasks[i].entry.expectedBytes
     }
-    var expected: [String: Int64] = [:]
-    for i in plan.tasks.indices { expected[plan.tasks[i].id] = plan.tasks[i].entry.expectedBytes }
     var perDay: [String: [UInt64: (disk: DiskFact, bytes: Int64)]] = [:]
     for r in runs {
       let day = Self.dayKey(r.time)

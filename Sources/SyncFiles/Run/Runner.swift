@@ -157,162 +157,66 @@ public final class Runner: @unchecked Sendable {
 
   // MARK: - The run
 
+  /// What the run loop tracks while transfers run (the run thread only).
+  struct LoopState {
+    var queues = HostQueues()
+    /// Tasks that wait for another's bytes (the same sha256).
+    var same = SameContent([])
+    var waitingRetry: [(at: Double, index: Int)] = []
+    var active = 0
+    var activeByHost: [String: Int] = [:]
+    var installing = 0
+    /// Files done, for the progress line (a task the run stopped is not).
+    var finished = 0
+    /// Why the run stops early ("deadline", "SIGTERM"), once it does.
+    var stopping: String? = nil
+    var lastJournalSync = monotonicSeconds()
+    /// Nothing runs, installs, or waits to (or the run is stopping).
+    var isIdle: Bool {
+      active == 0 && installing == 0 && (stopping != nil || (waitingRetry.isEmpty && queues.isEmpty))
+    }
+  }
+
+  private var loop = LoopState()
+  private var installer: InstallQueue?
+  /// Indices of the jobs this run transfers.
+  private var toRun: [Int] = []
+
   public func run() -> RunReport {
     jobs = makeJobs()
     for i in jobs.indices where jobs[i].task.adopt != nil { adopt(i) }
     for i in jobs.indices where jobs[i].task.correctMode != nil { correctMode(i) }
-    let toRun = jobs.indices.filter { jobs[$0].task.runs }
+    toRun = jobs.indices.filter { jobs[$0].task.runs }
     var report = RunReport(
       session: plan.session, started: Timestamp.current(), journal: journal.path, tasks: [], stopped: nil,
       elapsed: 0)
     // Nothing to transfer: hooks owed by earlier runs still run.
     guard !toRun.isEmpty else { return finish(report) }
-    let installer = InstallQueue(group: options.groupCommit) { [self] done in post(.installed(done)) }
-
-    var queues = HostQueues()
-    func enqueue(_ i: Int, front: Bool = false) { queues.add(i, host: jobs[i].host, front: front) }
-    var same = SameContent(toRun.map { (index: $0, sha256: jobs[$0].task.entry.sha256, action: jobs[$0].task.action) })
-    for i in toRun where !same.followers.contains(i) { enqueue(i) }
-    var waitingRetry: [(at: Double, index: Int)] = []
-    var active = 0
-    var activeByHost: [String: Int] = [:]
-    var installing = 0
-    var finished = 0
-    var stopping: String? = nil
+    installer = InstallQueue(group: options.groupCommit) { [self] done in post(.installed(done)) }
+    loop.same = SameContent(
+      toRun.map { (index: $0, sha256: jobs[$0].task.entry.sha256, action: jobs[$0].task.action) })
+    for i in toRun where !loop.same.followers.contains(i) { enqueue(i) }
     let deadline = options.deadline.map { startTime + $0 }
     let expected = plan.expectedBytes
-    var lastJournalSync = monotonicSeconds()
-
-    /// A task has ended: the tasks waiting for its bytes get them, or fetch.
-    func settle(_ i: Int) {
-      // The progress line counts files done; a task the run stopped is not.
-      if jobs[i].report.outcome != .interrupted { finished += 1 }
-      for f in same.release(after: i) where stopping == nil {
-        if jobs[i].report.outcome == .installed, let item = copyItem(f, from: i) {
-          installing += 1
-          installer.add(item)
-        } else {
-          enqueue(f)
-        }
-      }
-    }
-
-    func begin(_ i: Int) {
-      guard let transport = transport(for: i), let spec = prepare(i) else {
-        settle(i)
-        return
-      }
-      active += 1
-      activeByHost[jobs[i].host, default: 0] += 1
-      jobs[i].report.attempts += 1
-      transport.start(spec) { [self] r in post(.transfer(i, r)) }
-    }
-
-    func startMore() {
-      var progressed = true
-      while progressed && active < options.parallel && installing < 256 {
-        progressed = false
-        for h in queues.hosts where active < options.parallel {
-          guard activeByHost[h, default: 0] < options.perHost, let i = queues.next(of: h) else { continue }
-          begin(i)
-          progressed = true
-        }
-      }
-    }
-
-    func retryLater(_ i: Int, after seconds: Double) {
-      let at = monotonicSeconds() + seconds
-      waitingRetry.append((at, i))
-    }
-
-    func handle(_ i: Int, _ r: TransferResult) {
-      active -= 1
-      activeByHost[jobs[i].host, default: 1] -= 1
-      let next = afterTransfer(i, r, stopping: stopping != nil)
-      switch next {
-      case .done:
-        settle(i)
-      case .install(let item):
-        installing += 1
-        installer.add(item)
-      case .again:
-        enqueue(i, front: true)
-      case .wait(let seconds):
-        if let deadline, monotonicSeconds() + seconds > deadline {
-          interrupted(i, why: "deadline reached while waiting to retry")
-          settle(i)
-        } else {
-          retryLater(i, after: seconds)
-        }
-      }
-    }
 
     while true {
-      if stopping == nil { startMore() }
-      if active == 0 && installing == 0
-        && (stopping != nil || (waitingRetry.isEmpty && queues.isEmpty))
-      {
-        break
-      }
-      let now = monotonicSeconds()
-      var wake = waitingRetry.map(\.at).min()
-      if let d = deadline, stopping == nil { wake = min(wake ?? d, d) }
-      if options.tick != nil { wake = min(wake ?? now + 0.2, now + 0.2) }
-      let batch: [Event] = lock.locked {
-        if events.isEmpty { lock.wait(until: wake) }
-        let b = events
-        events.removeAll()
-        return b
-      }
-      for e in batch {
-        switch e {
-        case .transfer(let i, let r):
-          handle(i, r)
-        case .installed(let done):
-          installing -= done.count
-          for d in done {
-            installed(d)
-            settle(d.index)
-          }
-          // The journal is made durable in groups too (at most twice a second,
-          // and at the end): after a power loss a file installed but not yet
-          // journaled is revalidated, never trusted blindly.
-          if monotonicSeconds() - lastJournalSync > 0.5 {
-            journal.sync()
-            lastJournalSync = monotonicSeconds()
-          }
-        case .stop(let why):
-          if stopping == nil {
-            stopping = why
-            options.log("syncfiles: \(why): stopping transfers, keeping what was received for a resume")
-            for t in transports.values { t.stopAll() }
-          }
-        }
-      }
+      if loop.stopping == nil { startMore() }
+      if loop.isIdle { break }
+      for e in nextEvents(deadline: deadline) { handle(e) }
       let t = monotonicSeconds()
-      if stopping == nil, let d = deadline, t >= d {
-        stopping = "deadline"
-        options.log("syncfiles: deadline reached: stopping transfers, keeping what was received for a resume")
-        for t in transports.values { t.stopAll() }
+      if loop.stopping == nil, let d = deadline, t >= d {
+        stopTransfers("deadline", saying: "deadline reached")
       }
-      if stopping != nil {
-        for (_, i) in waitingRetry { interrupted(i, why: "stopped (\(stopping!)) while waiting to retry") }
-        waitingRetry.removeAll()
-      } else {
-        let due = waitingRetry.filter { $0.at <= t }
-        waitingRetry.removeAll { $0.at <= t }
-        for (_, i) in due { enqueue(i, front: true) }
-      }
+      releaseRetries(now: t)
       options.tick?(
         RunProgress(
-          done: finished, total: toRun.count, bytes: transports.values.reduce(0) { $0 + $1.bytesReceived },
-          expectedBytes: expected, active: active,
-          elapsed: t - startTime))
+          done: loop.finished, total: toRun.count, bytes: transports.values.reduce(0) { $0 + $1.bytesReceived },
+          expectedBytes: expected, active: loop.active, elapsed: t - startTime))
     }
     for t in transports.values { t.shutdown() }
-    installer.shutdown()
+    installer?.shutdown()
     // Tasks never started because the run stopped stay due for the next run.
-    if let why = stopping {
+    if let why = loop.stopping {
       report.stopped = why
       for i in toRun where jobs[i].report.attempts == 0 && jobs[i].report.outcome == .skipped {
         jobs[i].report.outcome = .interrupted
@@ -320,6 +224,124 @@ public final class Runner: @unchecked Sendable {
       }
     }
     return finish(report)
+  }
+
+  // MARK: - The run loop's steps
+
+  func enqueue(_ i: Int, front: Bool = false) { loop.queues.add(i, host: jobs[i].host, front: front) }
+
+  /// Waits for events until the next retry, the deadline or a progress tick.
+  func nextEvents(deadline: Double?) -> [Event] {
+    let now = monotonicSeconds()
+    var wake = loop.waitingRetry.map(\.at).min()
+    if let d = deadline, loop.stopping == nil { wake = min(wake ?? d, d) }
+    if options.tick != nil { wake = min(wake ?? now + 0.2, now + 0.2) }
+    return lock.locked {
+      if events.isEmpty { lock.wait(until: wake) }
+      let b = events
+      events.removeAll()
+      return b
+    }
+  }
+
+  func handle(_ e: Event) {
+    switch e {
+    case .transfer(let i, let r):
+      handleTransfer(i, r)
+    case .installed(let done):
+      loop.installing -= done.count
+      for d in done {
+        installed(d)
+        settle(d.index)
+      }
+      // The journal is made durable in groups too (at most twice a second,
+      // and at the end): after a power loss a file installed but not yet
+      // journaled is revalidated, never trusted blindly.
+      if monotonicSeconds() - loop.lastJournalSync > 0.5 {
+        journal.sync()
+        loop.lastJournalSync = monotonicSeconds()
+      }
+    case .stop(let why):
+      if loop.stopping == nil { stopTransfers(why, saying: why) }
+    }
+  }
+
+  func stopTransfers(_ why: String, saying said: String) {
+    loop.stopping = why
+    options.log("syncfiles: \(said): stopping transfers, keeping what was received for a resume")
+    for t in transports.values { t.stopAll() }
+  }
+
+  /// Retries whose wait is over go back to the front of their host's queue;
+  /// when the run is stopping, they are interrupted instead.
+  func releaseRetries(now t: Double) {
+    if let why = loop.stopping {
+      for (_, i) in loop.waitingRetry { interrupted(i, why: "stopped (\(why)) while waiting to retry") }
+      loop.waitingRetry.removeAll()
+    } else {
+      let due = loop.waitingRetry.filter { $0.at <= t }
+      loop.waitingRetry.removeAll { $0.at <= t }
+      for (_, i) in due { enqueue(i, front: true) }
+    }
+  }
+
+  /// A task has ended: the tasks waiting for its bytes get them, or fetch.
+  func settle(_ i: Int) {
+    // The progress line counts files done; a task the run stopped is not.
+    if jobs[i].report.outcome != .interrupted { loop.finished += 1 }
+    for f in loop.same.release(after: i) where loop.stopping == nil {
+      if jobs[i].report.outcome == .installed, let item = copyItem(f, from: i) {
+        loop.installing += 1
+        installer?.add(item)
+      } else {
+        enqueue(f)
+      }
+    }
+  }
+
+  func begin(_ i: Int) {
+    guard let transport = transport(for: i), let spec = prepare(i) else {
+      settle(i)
+      return
+    }
+    loop.active += 1
+    loop.activeByHost[jobs[i].host, default: 0] += 1
+    jobs[i].report.attempts += 1
+    transport.start(spec) { [self] r in post(.transfer(i, r)) }
+  }
+
+  /// Starts transfers, host by host in turn, up to `parallel` and `per_host`.
+  func startMore() {
+    var progressed = true
+    while progressed && loop.active < options.parallel && loop.installing < 256 {
+      progressed = false
+      for h in loop.queues.hosts where loop.active < options.parallel {
+        guard loop.activeByHost[h, default: 0] < options.perHost, let i = loop.queues.next(of: h) else { continue }
+        begin(i)
+        progressed = true
+      }
+    }
+  }
+
+  func handleTransfer(_ i: Int, _ r: TransferResult) {
+    loop.active -= 1
+    loop.activeByHost[jobs[i].host, default: 1] -= 1
+    switch afterTransfer(i, r, stopping: loop.stopping != nil) {
+    case .done:
+      settle(i)
+    case .install(let item):
+      loop.installing += 1
+      installer?.add(item)
+    case .again:
+      enqueue(i, front: true)
+    case .wait(let seconds):
+      if let deadline = options.deadline.map({ startTime + $0 }), monotonicSeconds() + seconds > deadline {
+        interrupted(i, why: "deadline reached while waiting to retry")
+        settle(i)
+      } else {
+        loop.waitingRetry.append((monotonicSeconds() + seconds, i))
+      }
+    }
   }
 
   /// One job per planned task, each knowing its manifest and its URLs (mirrors after the url).
