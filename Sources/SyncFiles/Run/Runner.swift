@@ -701,10 +701,11 @@ public final class Runner: @unchecked Sendable {
   func sameAsInstalled(_ i: Int, digest: String, size: Int64) -> Bool {
     let e = jobs[i].task.entry
     let recorded = journal.state(e.qualifiedID).installed.flatMap { $0.sha256 == nil ? nil : $0 }
-    // The journal rules out most changes before the file is even stat'ed.
-    if let inst = recorded, inst.sha256 != digest || inst.size != size { return false }
     guard let f = FactGatherer.fact(at: e.destinationPath), f.isRegular, f.size == size else { return false }
-    if let inst = recorded { return f.mtimeNs == inst.mtimeNs }
+    // The journal's digest speaks for the file only while the file is as the
+    // journal left it; a file changed since (a record lost to a full disk, a
+    // hand copy) is hashed.
+    if let inst = recorded, inst.size == f.size, inst.mtimeNs == f.mtimeNs { return inst.sha256 == digest }
     return SHA256Hasher.digest(ofFileAt: e.destinationPath, size: size) == digest
   }
 

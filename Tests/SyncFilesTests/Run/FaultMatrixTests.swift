@@ -10,6 +10,7 @@ import Testing
   init() throws { server = try FaultServer() }
   deinit {
     _ = try? run(["-l", dir + "/out"], tool: "umount")
+    _ = try? run(["-l", dir + "/state"], tool: "umount")
     try? FileManager.default.removeItem(atPath: dir)
   }
 
@@ -68,6 +69,48 @@ import Testing
     let after = try apply(["--force"])
     #expect(after.run.status == 0, "\(after.run.stdout)")
     #expect(out("a.bin") == a2 && out("b.bin") == b2, "converged once space was freed")
+  }
+
+  /// The journal's own file system fills while the destinations' does not:
+  /// the files still install, the run exits 1 and says the journal could not
+  /// be written, the journal stays readable, and the next run converges.
+  @Test func aFullDiskUnderTheJournalIsReportedAndTheJournalStaysReadable() throws {
+    try mountTmpfs(dir + "/state", megabytes: 1)
+    let ids = (0..<60).map { "f\($0)" }
+    func serve(_ version: Int) {
+      var routes: [String: [String: String]] = [:]
+      for id in ids {
+        server.put("\(id)v\(version)", Array("\(id) version \(version)\n".utf8))
+        routes["/\(id)"] = ["file": "\(id)v\(version)", "etag": "\"\(id)-\(version)\""]
+      }
+      server.routes(routes)
+    }
+    serve(1)
+    manifest(ids.map { "{id: \($0), url: '\(server.base)/\($0)', destination: \($0).txt}" })
+    #expect(try apply().run.status == 0)
+
+    // Leave the journal a few hundred bytes: fewer than 60 new records need.
+    serve(2)
+    var vfs = statvfs()
+    statvfs(dir + "/state", &vfs)
+    let free = Int(vfs.f_bavail) * Int(vfs.f_frsize)
+    write([UInt8](repeating: 7, count: free), to: dir + "/state/filler")
+    let full = try apply()
+    #expect(full.run.status == 1, "\(full.run.stdout)\(full.run.stderr)")
+    let why = full.object["journal_error"] as? String ?? ""
+    #expect(why.contains("No space left on device") && why.contains(dir + "/state/journal"), "\(why)")
+    #expect(full.count("installed") == 60, "the files themselves had space")
+    #expect(ids.allSatisfy { out("\($0).txt") == Array("\($0) version 2\n".utf8) })
+    let text = try run(["apply", "m.yaml"], cwd: dir)
+    #expect(text.status == 1 && text.stdout.contains("journal: "), "\(text.stdout)")
+    let status = try run(["status", "--format", "json", "m.yaml"], cwd: dir)
+    #expect(status.status == 0, "the journal cut short by the full disk is still read: \(status.stderr)")
+
+    try FileManager.default.removeItem(atPath: dir + "/state/filler")
+    let after = try apply()
+    #expect(after.run.status == 0 && after.object["journal_error"] is NSNull, "\(after.run.stdout)")
+    #expect(after.count("installed") == 0, "nothing new: every file already held version 2")
+    #expect(ids.allSatisfy { out("\($0).txt") == Array("\($0) version 2\n".utf8) })
   }
 
   /// As an unprivileged user: a folder it cannot write fails that task with
