@@ -93,9 +93,9 @@ def make_ca(d):
 
 
 class Nginx:
-    def __init__(self, work, www, tls=None):
-        """Plain http, or TLS with HTTP/2 when tls = make_ca(...)."""
-        self.dir = os.path.join(work, "nginx-tls" if tls else "nginx")
+    def __init__(self, work, www, tls=None, limit_rate=None):
+        """Plain http, or TLS with HTTP/2 when tls = make_ca(...); limit_rate caps each connection."""
+        self.dir = os.path.join(work, "nginx-tls" if tls else "nginx-limited" if limit_rate else "nginx")
         os.makedirs(os.path.join(self.dir, "tmp"), exist_ok=True)
         self.port = free_port()
         temps = "".join("%s_temp_path %s/tmp/%s; " % (t, self.dir, t)
@@ -108,9 +108,10 @@ class Nginx:
                     "  access_log %s/access.log b; %s\n"
                     "  keepalive_requests 100000;\n"
                     "  http2_max_requests 100000;\n"
-                    "  server { listen 127.0.0.1:%d%s; root %s; %s } }\n"
+                    "  server { listen 127.0.0.1:%d%s; root %s; %s %s } }\n"
                     % (self.dir, self.dir, self.dir, temps, self.port, " ssl http2" if tls else "", www,
-                       "ssl_certificate %s; ssl_certificate_key %s;" % (tls["cert"], tls["key"]) if tls else ""))
+                       "ssl_certificate %s; ssl_certificate_key %s;" % (tls["cert"], tls["key"]) if tls else "",
+                       "limit_rate %s;" % limit_rate if limit_rate else ""))
         binary = shutil.which("nginx") or "/usr/sbin/nginx"
         self.proc = subprocess.Popen([binary, "-p", self.dir, "-c", conf, "-e", self.dir + "/error.log"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -142,7 +143,8 @@ class Nginx:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--only", default="W1,W2,W3,W4,W5,W6,W7")
+    ap.add_argument("--only", default="W1,W2,W3,W4,W5,W6,W7,W8")
+    ap.add_argument("--w8", type=int, default=256 << 20, help="W8 file size in bytes")
     ap.add_argument("--json", default=os.path.join(ROOT, "Benchmarks", "results.json"))
     ap.add_argument("--big", type=int, default=1 << 30, help="W3/W6 file size in bytes")
     ap.add_argument("--syncfiles", default=os.path.join(ROOT, ".build", "release", "syncfiles"))
@@ -373,11 +375,76 @@ def main():
         bench("W7 500 x 16 KiB over TLS + HTTP/2, fresh destination", d, tools)
         secure.stop()
 
+    if "W8" in only:
+        w8(args, work, www, sf, manifest, fresh, bench, results)
+
     nginx.stop()
     with open(args.json, "w") as f:
         json.dump(results, f, indent=1)
     print("\nfigures written to %s" % args.json)
     shutil.rmtree(work, ignore_errors=True)
+
+
+def journal_offset(path):
+    """The bytes the last journal record says a partial holds (0 when none)."""
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return 0
+    for line in reversed(lines):
+        body = line.split(" ", 2)[-1]
+        try:
+            partial = json.loads(body).get("partial")
+        except ValueError:
+            continue
+        return partial.get("offset", 0) if partial else 0
+    return 0
+
+
+def w8(args, work, www, sf, manifest, fresh, bench, results):
+    """W8: one file from nginx capping each connection at 16 MB/s, fetched in
+    8 ranges (aria2c -x8 -s8 -k1M beside it); then W6 with segments: kill at
+    ~50 %, re-run, bytes sent again."""
+    size = args.w8
+    deterministic(os.path.join(www, "w8.bin"), size, 8)
+    w8_sha = sha256(os.path.join(www, "w8.bin"))
+    limited = Nginx(work, www, limit_rate="16m")
+    url = "http://127.0.0.1:%d/w8.bin" % limited.port
+    d = os.path.join(work, "w8")
+    os.makedirs(d)
+    manifest(os.path.join(d, "m.yaml"),
+             ["{id: big, url: '%s', destination: w8.bin, segments: 8, sha256: %s}" % (url, w8_sha)])
+    manifest(os.path.join(d, "one.yaml"),
+             ["{id: big, url: '%s', destination: w8.bin, segments: 1, sha256: %s}" % (url, w8_sha)])
+    tools = {
+        "syncfiles": [sf, "apply", "--quiet", "m.yaml"],
+        "aria2c -x8 -s8 -k1M": ["aria2c", "-q", "-x", "8", "-s", "8", "-k", "1M", "-d", "dest",
+                                "--allow-overwrite=true", "--file-allocation=none",
+                                "--checksum=sha-256=%s" % w8_sha, url],
+        "syncfiles segments 1": [sf, "apply", "--quiet", "one.yaml"],
+    }
+    bench("W8 one %d MiB file, limit_rate 16m per connection, 8 ranges, sha256" % (size >> 20), d, tools)
+
+    fresh(d)
+    p = subprocess.Popen([sf, "apply", "--quiet", "m.yaml"], cwd=d, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    while p.poll() is None and journal_offset(os.path.join(d, "journal")) < size // 2:
+        time.sleep(0.01)
+    p.kill()
+    p.wait()
+    held = journal_offset(os.path.join(d, "journal"))
+    mark = limited.log_mark()
+    wall, _, rss, status = run([sf, "apply", "--quiet", "m.yaml"], cwd=d)
+    again = limited.bytes_sent_since(mark)
+    final = os.path.join(d, "dest", "w8.bin")
+    ok = status == 0 and os.path.exists(final) and sha256(final) == w8_sha
+    results["workloads"]["W6 resume, segments 8"] = {
+        "held_at_kill": held, "retransferred_bytes": again, "retransferred_pct": 100.0 * again / size,
+        "complete": ok, "rerun_wall_s": wall, "peak_rss_mib": rss}
+    print("\nW6 with segments 8: kill at ~50 %%, re-run: held %.1f %%, re-transferred %.1f %%, complete %s" % (
+        100.0 * held / size, 100.0 * again / size, ok))
+    limited.stop()
 
 
 if __name__ == "__main__":

@@ -15,6 +15,10 @@ static inline int sf_start_writeback(int fd, long long offset, long long length)
 }
 // A pipe whose ends are close-on-exec from the start (no window for a fork).
 static inline int sf_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+extern int fallocate(int fd, int mode, long long offset, long long len);
+// Reserves the blocks of 0..<length (the file grows to it); fails with
+// EOPNOTSUPP where the file system cannot (the caller then extends it sparse).
+static inline int sf_preallocate(int fd, long long length) { return fallocate(fd, 0, 0, length); }
 #include <sys/ioctl.h>
 extern long long copy_file_range(int fd_in, long long *off_in, int fd_out, long long *off_out,
                                  unsigned long len, unsigned int flags);
@@ -27,7 +31,9 @@ static inline long long sf_copy_file_range(int in_fd, int out_fd, unsigned long 
 }
 #else
 #include <unistd.h>
+#include <errno.h>
 static inline int sf_syncfs(int fd) { (void)fd; sync(); return 0; }
+static inline int sf_preallocate(int fd, long long length) { (void)fd; (void)length; errno = EOPNOTSUPP; return -1; }
 static inline int sf_start_writeback(int fd, long long offset, long long length) {
   (void)fd; (void)offset; (void)length; return 0;
 }

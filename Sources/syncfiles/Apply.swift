@@ -106,6 +106,7 @@ struct Apply: ParsableCommand {
       parallel: parallel ?? limits.parallel ?? Limits.defaultParallel,
       perHost: limits.perHost ?? Limits.defaultPerHost)
     options.rate = [rate.flatMap { try? ByteSize.parseRate($0).get() }, limits.rate].compactMap { $0 }.min()
+    options.segments = limits.segments ?? Limits.defaultSegments
     let flagDeadline = deadline.flatMap { try? TimeSpan.parse($0).get() }
     options.deadline = [flagDeadline, limits.deadline].compactMap { $0 }.min().map { Double($0.seconds) }
     if let env = getenv("SYNCFILES_GROUP_COMMIT"), String(cString: env) == "0" {

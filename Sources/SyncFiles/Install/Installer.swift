@@ -79,8 +79,14 @@ public final class PartialFile: @unchecked Sendable {
   }
 
   deinit {
+    closePositional()
     if fd >= 0 { close(fd) }
     close(folderFD)
+  }
+
+  private func closePositional() {
+    if positionalFD >= 0 { close(positionalFD) }
+    positionalFD = -1
   }
 
   /// The folder of a destination, opened from `root` one component at a
@@ -290,6 +296,7 @@ public final class PartialFile: @unchecked Sendable {
     }
     close(fd)
     fd = -1
+    closePositional()
   }
 
   /// Makes the rename durable (step 3 of `commit`).
@@ -312,6 +319,56 @@ public final class PartialFile: @unchecked Sendable {
 
   /// Feeds the bytes already in the partial to `hasher` (once, when resuming).
   public func hashExisting(into hasher: SHA256Hasher) -> Bool { hasher.update(fd: fd, length: size) }
+
+  // MARK: - Segmented transfers (SPEC §8.3): bytes written at their offsets
+
+  /// A second descriptor without O_APPEND (with it, Linux `pwrite` appends
+  /// whatever the offset), opened on first use.
+  private var positionalFD: Int32 = -1
+
+  private func positional() throws(InstallError) -> Int32 {
+    if positionalFD >= 0 { return positionalFD }
+    positionalFD = openat(folderFD, partialName, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard positionalFD >= 0 else {
+      throw InstallError(message: "cannot open the partial file of \(destination): \(errnoText())")
+    }
+    return positionalFD
+  }
+
+  /// Makes the partial `length` bytes long for ranges written at their
+  /// offsets: its blocks reserved where the file system allows (a full disk
+  /// fails here, before any range is asked for), else extended sparse.
+  public func preallocate(_ length: Int64) throws(InstallError) {
+    let out = try positional()
+    if length > size && sf_preallocate(out, length) != 0 {
+      guard errno == EOPNOTSUPP || errno == ENOSYS, ftruncate(out, off_t(length)) == 0 else {
+        throw InstallError(message: "cannot make room for \(destination) (\(ByteSize.format(length))): \(errnoText())")
+      }
+    }
+    size = max(size, length)
+  }
+
+  /// Writes a range's bytes at their offset (the partial was preallocated).
+  public func write(_ buffer: UnsafeRawBufferPointer, at offset: Int64) throws(InstallError) {
+    guard FileIO.writeAll(try positional(), buffer, at: Int(offset)) else {
+      throw InstallError(message: "cannot write the partial file of \(destination): \(errnoText())")
+    }
+  }
+
+  /// Hashes `range` of the partial, read back (from the page cache, as a rule).
+  public func hash(_ range: Range<Int64>, into hasher: SHA256Hasher) -> Bool {
+    hasher.update(fd: fd, from: range.lowerBound, length: range.upperBound - range.lowerBound)
+  }
+
+  /// Cuts the partial back to `length` bytes (what one stream can continue
+  /// from a segmented partial: its held prefix).
+  public func truncate(to length: Int64) throws(InstallError) {
+    guard ftruncate(fd, off_t(length)) == 0 else {
+      throw InstallError(message: "cannot truncate the partial file of \(destination): \(errnoText())")
+    }
+    size = length
+    writebackFrom = min(writebackFrom, length)
+  }
 
   /// Modification time (ns) and size of the installed destination.
   public func installedFact() -> (size: Int64, mtimeNs: Int64)? {
@@ -346,6 +403,7 @@ public final class PartialFile: @unchecked Sendable {
 
   /// Removes the partial file.
   public func discard() {
+    closePositional()
     if fd >= 0 {
       close(fd)
       fd = -1

@@ -44,6 +44,9 @@ public struct TaskState: Sendable, Hashable {
     public var lastModified: String?
     /// `lastModified` was a strong date when received (journals before v1.1: false).
     public var dateIsStrong: Bool
+    /// A segmented partial (SPEC §8.3): the file is as long as the whole and
+    /// holds exactly these bytes; nil for one stream, which holds `0..<size`.
+    public var ranges: ByteRanges?
     public init(
       path: String, offset: Int64, totalBytes: Int64? = nil, etag: String? = nil, lastModified: String? = nil,
       dateIsStrong: Bool = false
@@ -109,6 +112,9 @@ extension TaskState {
       if let e = p.etag { po.append(("etag", .string(e))) }
       if let l = p.lastModified { po.append(("last_modified", .string(l))) }
       if p.dateIsStrong { po.append(("lm_strong", .bool(true))) }
+      if let r = p.ranges {
+        po.append(("ranges", .array(r.ranges.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })))
+      }
       o.append(("partial", .object(po)))
     }
     if failures > 0 { o.append(("failures", .int(Int64(failures)))) }
@@ -138,10 +144,28 @@ extension TaskState {
       partial = Partial(
         path: path, offset: off, totalBytes: p["total"]?.intValue, etag: p["etag"]?.stringValue,
         lastModified: p["last_modified"]?.stringValue, dateIsStrong: p["lm_strong"]?.boolValue ?? false)
+      if let r = p["ranges"] {
+        if case .array(let list) = r { partial?.ranges = Self.ranges(list) } else { partial?.ranges = ByteRanges() }
+      }
     }
     failures = Int(v["failures"]?.intValue ?? 0)
     backoffUntil = time("backoff_until")
     changeHookPending = v["on_change_pending"]?.boolValue ?? false
     completeHookPending = v["on_complete_pending"]?.boolValue ?? false
+  }
+
+  /// `[[start, end], ...]`; a pair that is not two ordered non-negative
+  /// integers makes the whole list unusable: it then holds nothing, so the
+  /// partial is still known to be segmented (never read as one stream) and
+  /// every byte is fetched again.
+  static func ranges(_ list: [JSONValue]) -> ByteRanges {
+    var out = ByteRanges()
+    for item in list {
+      guard case .array(let pair) = item, pair.count == 2, let a = pair[0].intValue, let b = pair[1].intValue,
+        a >= 0, a <= b
+      else { return ByteRanges() }
+      out.insert(a..<b)
+    }
+    return out
   }
 }

@@ -34,9 +34,11 @@ public enum Planner {
             options: options))
       }
     }
+    let limits = Limits.merged(manifests.map(\.limits))
+    for i in tasks.indices { segmentNote(&tasks[i], cap: limits.segments ?? Limits.defaultSegments) }
     return SessionPlan(
       session: sessionID(manifests: manifests, journal: journalPath), now: facts.now, journal: journalPath,
-      tasks: tasks, disk: diskChecks(tasks, facts: facts), limits: Limits.merged(manifests.map(\.limits)))
+      tasks: tasks, disk: diskChecks(tasks, facts: facts), limits: limits)
   }
 
   /// A stable id for the session: the journal and the manifests it reads.
@@ -149,7 +151,6 @@ public enum Planner {
       t.request = .revalidate(installed: state?.installed?.validators, localMtime: nil)
     }
 
-    segmentNote(&t)
     modeCheck(&t, dest)
     t.leftoverPartial = t.action != .resume && facts.files[partialPath] != nil
     // When it is due next, after this run.
@@ -213,12 +214,21 @@ public enum Planner {
       "; the \(ByteSize.format(f.size)) partial held was received under \(why) and cannot be resumed — will start over"
   }
 
-  /// Segmented transfers are not built yet: a task whose entry asks for
-  /// them by number says that it is fetched as one stream (`auto` decides
-  /// quietly, and today decides one stream).
-  static func segmentNote(_ t: inout PlannedTask) {
-    guard t.action == .download || t.action == .resume, let asked = t.entry.segments, asked > 1 else { return }
-    t.reason += "; segments: \(asked) asked, fetched as one stream (this build has no segmented transfers yet)"
+  /// A transfer that may run as byte ranges (SPEC §8.3) says so: `segments`
+  /// asked by number, or `auto` for a file expected to be 64 MiB or more.
+  /// Whether the server allows it is known only from its answer, so the
+  /// plan says "up to", and the cap of `limits.segments` applies.
+  static func segmentNote(_ t: inout PlannedTask, cap: Int) {
+    guard t.action == .download || t.action == .resume else { return }
+    let asked = t.entry.segments ?? ((t.entry.expectedBytes ?? 0) >= 64 << 20 ? 4 : 1)
+    guard asked > 1 else { return }
+    guard cap > 1 else {
+      t.reason += "; segments: \(asked) asked, one stream (limits.segments is 1)"
+      return
+    }
+    t.segments = min(asked, cap)
+    t.reason +=
+      "; in up to \(min(asked, cap)) byte ranges at once if the server offers ranges under a strong validator, else one stream"
   }
 
   /// An installed file that stays (not downloaded again) gets the manifest's
@@ -243,6 +253,11 @@ public enum Planner {
   static func resumable(_ p: TaskState.Partial?, fact: FileFact?) -> (TaskState.Partial, Int64)? {
     guard let p, let fact, fact.isRegular, fact.size > 0, p.validators.ifRange != nil else { return nil }
     if let total = p.totalBytes, fact.size > total { return nil }
+    // A segmented partial is as long as the whole file and holds its ranges.
+    if let ranges = p.ranges {
+      guard let total = p.totalBytes, fact.size == total, ranges.count > 0 else { return nil }
+      return (p, ranges.count)
+    }
     return (p, fact.size)
   }
 

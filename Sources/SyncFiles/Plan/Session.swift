@@ -27,6 +27,8 @@ public struct PlannedTask: Sendable, Hashable {
   /// Partial data lies beside the destination and this run does not resume
   /// it: removed once the destination is found up to date.
   public var leftoverPartial = false
+  /// At most this many byte ranges at once (SPEC §8.3); nil: one stream.
+  public var segments: Int?
   /// False when `--only` leaves this task out.
   public var selected = true
 

@@ -9,7 +9,8 @@ public final class LibcurlSource: SourcePlugin {
 
   public func makeTransport(_ options: TransportOptions) -> (any Transport)? {
     TransferEngine(
-      perHost: options.perHost, rate: options.rate, environment: options.environment, verbose: options.verbose)
+      perHost: options.perHost, rate: options.rate, environment: options.environment, verbose: options.verbose,
+      segments: options.segments)
   }
 }
 

@@ -39,6 +39,8 @@ public struct TransportOptions: Sendable {
   public var environment = NetworkEnvironment()
   /// `--verbose`: request and response headers, masked, to this log.
   public var verbose: (@Sendable (String) -> Void)? = nil
+  /// `limits.segments`: byte ranges in flight in the session (SPEC §8.3).
+  public var segments = Limits.defaultSegments
   public init(perHost: Int, rate: Int64?) {
     self.perHost = perHost
     self.rate = rate

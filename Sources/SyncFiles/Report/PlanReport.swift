@@ -51,7 +51,7 @@ public enum PlanReport {
         ("reason", .string(why(t))), ("request", t.runs ? .string(t.request.note) : .null),
         ("resume_offset", .int(t.resumeOffset)),
         ("expected_bytes", int(t.entry.expectedBytes)), ("bytes_to_transfer", int(t.bytesToTransfer)),
-        ("next_due", time(t.nextDue)),
+        ("next_due", time(t.nextDue)), ("segments", t.segments.map { .int(Int64($0)) } ?? .null),
       ])
     }
     var totals: [(String, JSONValue)] = [("tasks", .int(Int64(p.tasks.count)))]
@@ -99,7 +99,8 @@ public enum StatusReport {
   ) -> [Row] {
     func state(_ id: String) -> TaskState? {
       guard var s = journal[id] else { return nil }
-      if let p = s.partial { s.partial?.offset = held(p.path) ?? p.offset }
+      // A segmented partial is as long as the whole file: its journal offset says what it holds.
+      if let p = s.partial, p.ranges == nil { s.partial?.offset = held(p.path) ?? p.offset }
       return s
     }
     if let plan {

@@ -11,6 +11,7 @@ extension RunReport {
         note =
           t.resumedFrom > 0 ? "resumed at \(ByteSize.format(t.resumedFrom))" : (t.changed ? "changed" : "same content")
         if let from = t.copiedFrom { note += "; \(t.copyMethod ?? "copy") of \(from) (same sha256)" }
+        if let n = t.segments { note += "; in \(n) ranges" }
         if let h = t.hookError { note += "; \(h)" }
       }
       if !t.warnings.isEmpty { note += (note.isEmpty ? "" : "; ") + t.warnings.joined(separator: "; ") }
@@ -49,6 +50,7 @@ extension RunReport {
         o.append(("copied_from", .string(from)))
         o.append(("copy_method", .string(t.copyMethod ?? "copy")))
       }
+      if let n = t.segments { o.append(("segments", .int(Int64(n)))) }
       if !t.warnings.isEmpty { o.append(("warnings", .array(t.warnings.map(JSONValue.string)))) }
       if let h = t.hookError { o.append(("hook_error", .string(h))) }
       return .object(o)

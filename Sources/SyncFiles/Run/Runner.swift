@@ -7,6 +7,8 @@ public struct RunOptions: Sendable {
   public var perHost: Int
   /// Aggregate bytes per second.
   public var rate: Int64?
+  /// `limits.segments`: byte ranges in flight in the session.
+  public var segments = Limits.defaultSegments
   /// Stop after this many seconds (exit 75).
   public var deadline: Double?
   /// Group commits of many small files (one syncfs per group); off = one fsync per file.
@@ -63,6 +65,8 @@ public struct TaskReport: Sendable {
   public var copiedFrom: String? = nil
   /// How: `reflink` or `copy`.
   public var copyMethod: String? = nil
+  /// Fetched as this many byte ranges at once (SPEC §8.3); nil: one stream.
+  public var segments: Int? = nil
   public var reason: String
 }
 
@@ -110,6 +114,8 @@ public final class Runner: @unchecked Sendable {
     var hasher = SHA256Hasher()
     /// Validators the partial was written under (a resume continues only that version).
     var partialValidators: Validators?
+    /// A segmented partial's bytes (SPEC §8.3): the next try asks for the rest.
+    var held: HeldRanges?
     /// Partial data can be continued only when its version can be named.
     var resumable: Bool { partialValidators?.ifRange != nil }
     var restarts = 0
@@ -392,6 +398,7 @@ public final class Runner: @unchecked Sendable {
     var transportOptions = TransportOptions(perHost: options.perHost, rate: options.rate)
     transportOptions.environment = options.environment
     transportOptions.verbose = options.verbose
+    transportOptions.segments = options.segments
     guard let t = source.makeTransport(transportOptions) else {
       fail(i, "the \(url.scheme): source could not start", retryable: false)
       return nil
@@ -419,16 +426,7 @@ public final class Runner: @unchecked Sendable {
     if jobs[i].partial == nil && t.action == .resume && jobs[i].report.attempts == 0,
       let held = journal.state(t.id).partial
     {
-      do {
-        let partial = try PartialFile(root: root, relative: e.destination, resume: true)
-        if partial.size > 0 && partial.hashExisting(into: jobs[i].hasher) {
-          jobs[i].partial = partial
-          jobs[i].partialValidators = held.validators
-        } else {
-          partial.discard()
-          jobs[i].hasher.reset()
-        }
-      } catch {
+      do { try reopen(i, held, root: root) } catch {
         fail(i, error.message, retryable: false)
         return nil
       }
@@ -442,7 +440,52 @@ public final class Runner: @unchecked Sendable {
     spec.network = e.network
     spec.secrets = manifests[jobs[i].manifest].secrets
     spec.request = request(i)
+    spec.segments = e.segments
+    spec.held = jobs[i].held
+    spec.onRanges = journalRanges(t)
     return spec
+  }
+
+  /// Opens the partial held since an earlier run and hashes what it holds
+  /// from byte 0: one stream is continued from its end; a segmented one
+  /// (SPEC §8.3) asks for its missing ranges, or, when this run fetches it
+  /// as one stream, is cut back to its held prefix.
+  func reopen(_ i: Int, _ held: TaskState.Partial, root: String) throws(InstallError) {
+    let partial = try PartialFile(root: root, relative: jobs[i].task.entry.destination, resume: true)
+    var keep = partial.size > 0
+    var hashed = partial.size
+    if let ranges = held.ranges {
+      let total = held.totalBytes ?? -1
+      keep = keep && partial.size == total && (ranges.ranges.last?.upperBound ?? 0) <= total && ranges.count > 0
+      hashed = ranges.prefix
+      if keep && (jobs[i].task.entry.segments == 1 || options.segments == 1) {
+        // This run fetches it as one stream: it continues the held prefix.
+        try partial.truncate(to: hashed)
+        keep = hashed > 0
+      } else if keep {
+        jobs[i].held = HeldRanges(ranges: ranges, total: total, validators: held.validators, hashed: hashed)
+      }
+    }
+    if keep && partial.hash(0..<hashed, into: jobs[i].hasher) {
+      jobs[i].partial = partial
+      jobs[i].partialValidators = held.validators
+    } else {
+      partial.discard()
+      jobs[i].hasher.reset()
+      jobs[i].held = nil
+    }
+  }
+
+  /// The journal hears which bytes a segmented partial holds as they grow.
+  func journalRanges(_ t: PlannedTask) -> @Sendable (ByteRanges?, Int64) -> Void {
+    let id = t.id
+    return { [journal] ranges, total in
+      journal.update(id) { s in
+        s.partial?.ranges = ranges
+        s.partial?.totalBytes = total
+        if let ranges { s.partial?.offset = ranges.count }
+      }
+    }
   }
 
   /// The request of the next try: the plan's, unless this run holds partial
@@ -487,6 +530,12 @@ public final class Runner: @unchecked Sendable {
     if r.received > 0 && r.resumedFrom > 0 { jobs[i].report.resumedFrom = r.resumedFrom }
     if r.status != 0 { jobs[i].report.httpStatus = r.status }
     if let h = r.head { jobs[i].partialValidators = h.validators }
+    jobs[i].held = nil
+    if let rs = r.ranges, let h = r.head, let total = h.totalBytes {
+      jobs[i].held = HeldRanges(ranges: rs, total: total, validators: h.validators, hashed: r.hashed)
+    }
+    if r.segments > 1 { jobs[i].report.segments = r.segments }
+    for note in r.notes where !jobs[i].report.warnings.contains(note) { jobs[i].report.warnings.append(note) }
     let e = jobs[i].task.entry
     switch r.outcome {
     case .complete:
@@ -539,6 +588,7 @@ public final class Runner: @unchecked Sendable {
     jobs[i].partial?.discard()
     jobs[i].partial = nil
     jobs[i].partialValidators = nil
+    jobs[i].held = nil
     jobs[i].hasher.reset()
     journal.update(jobs[i].task.id) { $0.partial = nil }
   }

@@ -35,6 +35,14 @@ public struct TransferSpec: @unchecked Sendable {
   /// the partial was created or cut back, before its first byte), so that
   /// the journal knows the partial's validators before it holds any byte.
   public var onBody: @Sendable (ResponseHead) -> Void
+  /// Ranges at once (SPEC §8.3): nil is `auto` (4 from 64 MiB), 1 one stream.
+  public var segments: Int? = 1
+  /// Ranges held since an earlier run: the transfer asks only for the rest.
+  public var held: HeldRanges?
+  /// Called on the engine thread with the bytes a segmented partial holds
+  /// (and the whole size), before the first range lands and as they grow.
+  /// Nil ranges: the partial is one stream again (its held prefix).
+  public var onRanges: (@Sendable (ByteRanges?, Int64) -> Void)?
 
   public init(
     id: String, url: String, headers: [String], scheme: String, root: String, relative: String,
@@ -52,6 +60,21 @@ public struct TransferSpec: @unchecked Sendable {
     self.connectTimeout = connectTimeout
     self.stall = stall
     self.onBody = onBody
+  }
+}
+
+/// A segmented partial held for a resume: its bytes, size and version.
+public struct HeldRanges: Sendable {
+  public var ranges: ByteRanges
+  public var total: Int64
+  public var validators: Validators
+  /// Bytes from 0 the task's hasher has already taken in.
+  public var hashed: Int64
+  public init(ranges: ByteRanges, total: Int64, validators: Validators, hashed: Int64) {
+    self.ranges = ranges
+    self.total = total
+    self.validators = validators
+    self.hashed = hashed
   }
 }
 
@@ -101,6 +124,14 @@ public struct TransferResult: @unchecked Sendable {
   /// The partial (open) if one was created or resumed.
   public var partial: PartialFile?
   public var hasher: SHA256Hasher
+  /// A segmented transfer: the bytes its partial holds (all of them when complete).
+  public var ranges: ByteRanges? = nil
+  /// Of a segmented transfer: bytes from 0 the hasher has taken in.
+  public var hashed: Int64 = 0
+  /// How many ranges ran at once (1: one stream).
+  public var segments = 1
+  /// Why a transfer asked for in ranges ran as one stream, said once.
+  public var notes: [String] = []
 }
 
 /// The transfer engine: one libcurl multi handle for the whole session,
@@ -119,6 +150,11 @@ public final class TransferEngine: @unchecked Sendable {
   // Engine thread only:
   private let multi: UnsafeMutableRawPointer
   private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+  /// Segmented transfers with ranges to start.
+  private var groups: [SegmentGroup] = []
+  /// `limits.segments`: ranges in flight in the session, and how many are.
+  let rangeCap: Int
+  var rangesInFlight = 0
 
   let environment: NetworkEnvironment
   let verbose: (@Sendable (String) -> Void)?
@@ -127,10 +163,11 @@ public final class TransferEngine: @unchecked Sendable {
   /// runner's scheduler); `rate` (bytes/s) is shared by all transfers.
   public init?(
     perHost: Int, rate: Int64?, environment: NetworkEnvironment = NetworkEnvironment(),
-    verbose: (@Sendable (String) -> Void)? = nil
+    verbose: (@Sendable (String) -> Void)? = nil, segments: Int = Limits.defaultSegments
   ) {
     guard CurlGlobal.ready, let m = curl_multi_init() else { return nil }
     multi = m
+    rangeCap = max(1, segments)
     rateLimit = rate
     self.environment = environment
     self.verbose = verbose
@@ -182,7 +219,7 @@ public final class TransferEngine: @unchecked Sendable {
         stopRequested = false
         return (batch, s, quitRequested)
       }
-      for (spec, done) in incoming { begin(Transfer(spec: spec, done: done, engine: self), url: spec.url, hops: 0) }
+      for (spec, done) in incoming { start(spec, done) }
       if stop {
         for t in Array(active.values) { finish(t, .stopped) }
       }
@@ -194,6 +231,8 @@ public final class TransferEngine: @unchecked Sendable {
         guard sf_msg_is_done(msg) != 0, let h = sf_msg_easy(msg), let t = active[h] else { continue }
         completed(t, code: sf_msg_result(msg))
       }
+      for g in groups { g.pump() }
+      groups.removeAll { $0.finished }
       unpause()
       curl_multi_poll(multi, nil, 0, paused.isEmpty ? 1000 : 10, nil)
     }
@@ -203,11 +242,64 @@ public final class TransferEngine: @unchecked Sendable {
     }
   }
 
-  private func begin(_ t: Transfer, url: String, hops: Int) {
+  /// A new transfer: ranges held since an earlier run resume as ranges; anything else starts as one stream.
+  private func start(_ spec: TransferSpec, _ done: @escaping @Sendable (TransferResult) -> Void) {
+    let t = Transfer(spec: spec, done: done, engine: self)
+    guard let held = spec.held, let p = spec.partial, let ifRange = held.validators.ifRange else {
+      return begin(t, url: spec.url, hops: 0)
+    }
+    let wanted = min(max(2, spec.segments ?? 4), rangeCap)
+    let g = SegmentGroup(
+      engine: self, spec: spec, done: done, partial: p, total: held.total, validators: held.validators,
+      ifRange: ifRange, url: spec.url, held: held.ranges, hashed: held.hashed, wanted: wanted, confirmed: true)
+    let gaps = ByteRanges.split(
+      held.ranges.missing(total: held.total), into: wanted, minimum: SegmentGroup.minimumSplit)
+    if let failure = g.prepare(missing: gaps) { return done(t.result(failure)) }
+    groups.append(g)
+  }
+
+  /// The lead's whole body has begun (in a callback): fetch it in ranges
+  /// when the file is large enough, the version strong and ranges offered.
+  func considerSegments(_ t: Transfer, total: Int64?) {
+    let s = t.spec
+    guard s.segments != 1, !s.isFile, s.held == nil, t.status == 200, let p = t.partial, let total else { return }
+    let n = min(s.segments ?? (total >= 64 << 20 ? 4 : 1), rangeCap)
+    guard n > 1 else { return }
+    let asked = s.segments.map { "segments: \($0) asked; fetched as one stream: " }
+    let offersRanges = t.header("Accept-Ranges")?.lowercased().contains("bytes") ?? false
+    guard let v = t.validators, let ifRange = v.ifRange, offersRanges, total >= 2 * SegmentGroup.minimumSplit else {
+      if let asked {
+        let why =
+          !offersRanges
+          ? "the server does not offer byte ranges (no Accept-Ranges: bytes)"
+          : t.validators?.ifRange == nil
+            ? "no strong validator (ETag, or a strong Last-Modified) to keep the ranges of one version"
+            : "the file is smaller than two ranges of \(ByteSize.format(SegmentGroup.minimumSplit))"
+        t.notes.append(asked + why)
+      }
+      return
+    }
+    let parts = ByteRanges.split([0..<total], into: n, minimum: SegmentGroup.minimumSplit)
+    let g = SegmentGroup(
+      engine: self, spec: s, done: t.done, partial: p, total: total, validators: v, ifRange: ifRange,
+      url: t.url, held: ByteRanges(), hashed: 0, wanted: parts.count, confirmed: false)
+    if let failure = g.prepare(missing: Array(parts.dropFirst())) {
+      t.failure = failure
+      return
+    }
+    g.adopt(lead: t, end: parts[0].upperBound)
+    groups.append(g)
+  }
+
+  /// Ends a range without reporting it (its group reports the file).
+  func abandon(_ t: Transfer) { detach(t) }
+
+  func begin(_ t: Transfer, url: String, hops: Int) {
     guard let easy = EasyRequest() else {
       return t.done(t.result(.failed("libcurl could not create a handle", retryable: false)))
     }
     t.reset(easy: easy, hops: hops)
+    t.url = url
     let s = t.spec
     easy.configure(
       url: url, entryOrigin: RemoteProbe.origin(of: s.url), isFile: s.isFile, network: s.network,
@@ -229,9 +321,13 @@ public final class TransferEngine: @unchecked Sendable {
       if !s.headers.isEmpty && (url == s.url || RemoteProbe.origin(of: url) == RemoteProbe.origin(of: s.url)) {
         lines += s.headers
       }
-      // A resume needs data to continue; without it the whole file is asked for.
-      let size = t.partial?.size ?? 0
-      if s.request.ifRange == nil || size > 0 { lines += s.request.headerLines(partialSize: size) }
+      if let range = t.rangeHeaders {
+        lines += range
+      } else {
+        // A resume needs data to continue; without it the whole file is asked for.
+        let size = t.partial?.size ?? 0
+        if s.request.ifRange == nil || size > 0 { lines += s.request.headerLines(partialSize: size) }
+      }
       easy.setHeaders(lines)
     }
     let me = Unmanaged.passUnretained(t).toOpaque()
@@ -286,12 +382,18 @@ public final class TransferEngine: @unchecked Sendable {
   }
 
   private func finish(_ t: Transfer, _ outcome: TransferOutcome) {
+    if let g = t.group { return g.finish(outcome) }
     detach(t)
     t.done(t.result(outcome))
   }
 
   private func completed(_ t: Transfer, code: CURLcode) {
     guard let easy = t.easy else { return }
+    if let g = t.group {
+      let outcome = rangeOutcome(t, code: code, easy: easy)
+      detach(t)
+      return g.ended(t, outcome: outcome)
+    }
     let status = easy.info(CURLINFO_RESPONSE_CODE)
     t.status = status
     let redirect = easy.infoString(CURLINFO_REDIRECT_URL)
@@ -339,6 +441,19 @@ public final class TransferEngine: @unchecked Sendable {
       finish(t, .failed("unexpected HTTP status \(status)", retryable: false))
     }
   }
+
+  /// How one range of a segmented transfer ended.
+  private func rangeOutcome(_ t: Transfer, code: CURLcode, easy: EasyRequest) -> TransferOutcome {
+    if t.reachedEnd { return .complete }
+    if let failure = t.failure { return failure }
+    if code != CURLE_OK { return CurlFailure.outcome(code: code, easy: easy) }
+    let status = easy.info(CURLINFO_RESPONSE_CODE)
+    switch status {
+    case 200, 206: return .complete
+    case 400..<600: return .http(status: status, retryAfter: t.retryAfter)
+    default: return .failed("HTTP \(status) to a range request", retryable: false)
+    }
+  }
 }
 
 /// Per-transfer state, confined to the engine thread.
@@ -362,6 +477,26 @@ final class Transfer {
   var retryAfter: Int64?
   /// The final response came over HTTP/1.x (where a body may end at the close).
   var http1 = false
+  /// The URL of the current request (after redirects).
+  var url = ""
+  var notes: [String] = []
+  // One range of a segmented transfer (SPEC §8.3):
+  var group: SegmentGroup?
+  /// `Range` and `If-Range` lines (nil: the lead, or one stream).
+  var rangeHeaders: [String]?
+  var rangeStart: Int64 = 0
+  /// Where this range stops writing (moved down when another steals its tail).
+  var rangeEnd: Int64 = 0
+  /// What the request asked the server to send up to.
+  var requestEnd: Int64 = 0
+  /// The lead's end once the probe range is confirmed.
+  var plannedEnd: Int64 = 0
+  var written: Int64 = 0
+  var reachedEnd = false
+  /// A range answered with the whole file before any range was confirmed.
+  var declined = false
+  var next: Int64 { rangeStart + written }
+  var remaining: Int64 { rangeEnd - next }
 
   init(spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void, engine: TransferEngine) {
     self.spec = spec
@@ -382,7 +517,7 @@ final class Transfer {
   func result(_ outcome: TransferOutcome) -> TransferResult {
     TransferResult(
       id: spec.id, outcome: outcome, status: status, received: received, resumedFrom: resumedFrom, head: head,
-      validators: validators, partial: partial, hasher: spec.hasher)
+      validators: validators, partial: partial, hasher: spec.hasher, notes: notes)
   }
 
   func header(_ name: String) -> String? { headerValue(name, in: headerLines) }
@@ -405,6 +540,11 @@ final class Transfer {
         "the server sent the body with Content-Encoding: \(encoding) although syncfiles asked for identity; refused, nothing installed",
         retryable: false)
       return false
+    }
+    if let g = group, rangeHeaders != nil {
+      let cr = header("Content-Range").flatMap(ContentRange.parse)
+      writing = g.decide(self, status: status, contentRange: cr, now: validators)
+      return writing
     }
 
     var offset: Int64 = 0
@@ -458,13 +598,15 @@ final class Transfer {
     head = h
     spec.onBody(h)
     writing = true
-    return true
+    if !h.lengthUnknown && offset == 0 { engine.considerSegments(self, total: total) }
+    return failure == nil
   }
 
   /// Body bytes: counted, capped by max_bytes, hashed and appended to the partial.
   func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
     if !decided && !decide() { return false }
     guard writing else { return true }
+    if let g = group { return g.write(self, buffer) }
     guard let p = partial else {
       failure = .failed("a body arrived without a partial file", retryable: false)
       return false
@@ -515,5 +657,5 @@ let transferWriteCallback: sf_curl_data_cb = { ptr, size, count, userdata in
   let buffer = UnsafeRawBufferPointer(start: ptr, count: n)
   if t.write(buffer) { return n }
   // Not admitted under the rate cap: pause; libcurl delivers the same bytes again later.
-  return t.failure == nil && t.writing ? sf_writefunc_pause : 0
+  return t.failure == nil && t.writing && !t.reachedEnd ? sf_writefunc_pause : 0
 }

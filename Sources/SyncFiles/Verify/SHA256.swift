@@ -90,12 +90,12 @@ public final class SHA256Hasher {
     return hasher.update(fd: fd, length: size) ? hasher.finish() : nil
   }
 
-  public func update(fd: Int32, length: Int64) -> Bool {
-    var buf = [UInt8](repeating: 0, count: 1 << 20)
+  public func update(fd: Int32, from start: Int64 = 0, length: Int64) -> Bool {
+    var buf = [UInt8](repeating: 0, count: Int(min(1 << 20, max(length, 1))))
     var done: Int64 = 0
     while done < length {
       let want = Int(min(Int64(buf.count), length - done))
-      let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(done)) }
+      let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(start + done)) }
       if n < 0 && errno == EINTR { continue }
       guard n > 0 else { return false }
       buf.withUnsafeBytes { update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }

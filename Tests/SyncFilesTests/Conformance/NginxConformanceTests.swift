@@ -61,3 +61,37 @@ import Testing
     #expect(readBytes(dir + "/out/x/y/b.txt") == b2)
   }
 }
+
+/// SPEC §8.3 against nginx capping each connection (`limit_rate`, as CDNs
+/// do): eight ranges at once, each on a connection of its own.
+@Suite struct NginxSegmentTests {
+  @Test func rangesOutrunNginxsLimitRatePerConnection() throws {
+    let nginx = try NginxServer(limitRate: "4m")
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let big = testBytes(24_000_000, seed: 41)
+    nginx.put("big.bin", big, mtime: timeFromNow(-3600))
+    write(
+      """
+      version: 1
+      name: n
+      root: out
+      journal: state/journal
+      limits: {per_host: 8}
+      files:
+        - {id: big, url: '\(nginx.base)/big.bin', destination: big.bin, segments: 8, sha256: \(sha256Hex(big))}
+
+      """, to: dir + "/n.yaml")
+    let started = Date()
+    let r = try ApplyResult(run(["apply", "--format", "json", "n.yaml"], cwd: dir))
+    let took = Date().timeIntervalSince(started)
+    #expect(r.run.status == 0 && r.outcome("n/big") == "installed", "\(r.run.stdout) \(nginx.errorLog)")
+    #expect(readBytes(dir + "/out/big.bin") == big && r.int("n/big", "segments") == 8)
+    let ranges = nginx.accessLog.filter { $0.contains(" 206 GET /big.bin") }
+    let connections = Set(ranges.map { $0.split(separator: " ")[0] })
+    #expect(ranges.count >= 7 && connections.count >= 7, "\(nginx.accessLog)")
+    // One connection at 4 MB/s would take 6 s.
+    #expect(took < 4, "eight ranges under limit_rate 4m: \(took) s")
+    print("segments | nginx limit_rate 4m, 24 MB, segments 8: \(took) s, \(ranges.count) ranges")
+  }
+}

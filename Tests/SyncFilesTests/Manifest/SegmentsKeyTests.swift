@@ -35,12 +35,15 @@ import Testing
     #expect(m?.files.map(\.segments) == [8, nil])
   }
 
-  @Test func thePlanSaysASegmentedEntryIsFetchedAsOneStream() {
+  @Test func thePlanSaysHowManyRangesAnEntryMayUse() {
     let (m, _) = decode(entry("max_bytes: 1GB", "segments: 4"))
     var facts = Facts(now: Timestamp(seconds: 0), localMinuteOfDay: 0, onACPower: true)
     facts.disks["/srv"] = DiskFact(device: 1, mountPoint: "/srv", freeBytes: 1 << 40)
     let t = Planner.plan(manifests: [m!], journal: [:], facts: facts, options: PlanOptions(), journalPath: "/j").tasks[
       0]
-    #expect(t.reason.hasSuffix("segments: 4 asked, fetched as one stream (this build has no segmented transfers yet)"))
+    #expect(
+      t.reason.hasSuffix(
+        "; in up to 4 byte ranges at once if the server offers ranges under a strong validator, else one stream"))
+    #expect(t.segments == 4)
   }
 }

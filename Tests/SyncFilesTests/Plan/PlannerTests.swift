@@ -42,10 +42,14 @@ private func installed(_ m: Manifest, checked: String = "2026-11-21T18:00:00Z") 
 private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
 
 @Suite struct PlannerActionTests {
+  /// The entries here expect 100 MiB: `segments: auto` offers 4 ranges (SPEC §8.3).
+  static let autoRanges =
+    "; in up to 4 byte ranges at once if the server offers ranges under a strong validator, else one stream"
+
   @Test func missingDestinationDownloads() {
     let t = plan(manifest())
     #expect(t.action == .download)
-    #expect(t.reason == "destination missing")
+    #expect(t.reason == "destination missing" + Self.autoRanges)
     #expect(t.bytesToTransfer == 100 << 20)
   }
 
@@ -53,7 +57,7 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
     let m = manifest()
     let t = plan(m, installed(m))
     #expect(t.action == .download)
-    #expect(t.reason == "destination deleted since install — will download again")
+    #expect(t.reason == "destination deleted since install — will download again" + Self.autoRanges)
   }
 
   @Test func changedBehindItsBack() {
@@ -61,7 +65,7 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
     for fact in [FileFact(size: 101, mtimeNs: 5), FileFact(size: 100, mtimeNs: 6)] {
       let t = plan(m, installed(m), facts(["/srv/a.bin": fact]))
       #expect(t.action == .download)
-      #expect(t.reason == "destination changed on disk since install — will re-download")
+      #expect(t.reason == "destination changed on disk since install — will re-download" + Self.autoRanges)
     }
   }
 
@@ -81,7 +85,7 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
     let t = plan(m, s, facts(["/srv/.a.bin.syncfiles-partial": FileFact(size: 41 << 20, mtimeNs: 1)]))
     #expect(t.action == .resume)
     #expect(t.resumeOffset == 41 << 20)  // what the file holds, not the last journaled offset
-    #expect(t.reason == "partial 41 MiB of 100 MiB held, resumable with ETag")
+    #expect(t.reason == "partial 41 MiB of 100 MiB held, resumable with ETag" + Self.autoRanges)
     #expect(t.bytesToTransfer == 59 << 20)
   }
 
@@ -90,7 +94,7 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
     s.partial = .init(path: "/p", offset: 10, lastModified: "Sat, 21 Nov 2026 10:00:00 GMT", dateIsStrong: true)
     let t = plan(manifest(), s, facts(["/p": FileFact(size: 10, mtimeNs: 1)]))
     #expect(t.action == .resume)
-    #expect(t.reason.hasSuffix("resumable with Last-Modified"))
+    #expect(t.reason.hasSuffix("resumable with Last-Modified" + Self.autoRanges))
     #expect(t.request.headerLines(partialSize: 10).contains("If-Range: Sat, 21 Nov 2026 10:00:00 GMT"))
   }
 

@@ -108,16 +108,18 @@ class Handler(BaseHTTPRequestHandler):
         ims = self.headers.get("If-Modified-Since")
         if (inm is not None and etag is not None and inm == etag) or (inm is None and ims is not None and ims == lm):
             return self.send(304, validators, b"", True)
-        status, start = 200, 0
+        status, start, end = 200, 0, len(body)
         rng = self.headers.get("Range")
-        if rng and not r.get("ignore_range") and rng.startswith("bytes=") and rng.endswith("-"):
+        if rng and not r.get("ignore_range") and rng.startswith("bytes=") and "," not in rng:
             if_range = self.headers.get("If-Range")
             if if_range is None or if_range == etag or (etag is None and if_range == lm):
-                start = int(rng[6:-1])
+                first, _, last = rng[6:].partition("-")
+                start = int(first)
+                end = min(len(body), int(last) + 1) if last else len(body)
                 if start >= len(body):
                     return self.send(416, validators + [("Content-Range", "bytes */%d" % len(body))], b"", head)
                 status = 206
-        part = body[start:]
+        part = body[start:end]
         headers = list(validators)
         if r.get("huge_header"):
             headers.append(("X-Huge", "a" * r["huge_header"]))
@@ -142,7 +144,7 @@ class Handler(BaseHTTPRequestHandler):
             headers.append(("Content-Encoding", "gzip"))
         if status == 206:
             shown = start + r.get("content_range_shift", 0)
-            headers.append(("Content-Range", "bytes %d-%d/%d" % (shown, len(body) - 1, len(body))))
+            headers.append(("Content-Range", "bytes %d-%d/%d" % (shown, end - 1, len(body))))
         self.send_response(status)
         self.send_header("Content-Length", str(len(part)))
         for k, v in headers:
@@ -170,11 +172,15 @@ class Handler(BaseHTTPRequestHandler):
             return
         bps = r.get("trickle_bps")
         if bps:
+            # Per connection, as a CDN caps each one.
             chunk = max(1, bps // 10)
-            for i in range(0, len(part), chunk):
-                self.wfile.write(part[i:i + chunk])
-                self.wfile.flush()
-                time.sleep(0.1)
+            try:
+                for i in range(0, len(part), chunk):
+                    self.wfile.write(part[i:i + chunk])
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except OSError:
+                self.close_connection = True  # the client cut the range short
         else:
             self.wfile.write(part)
         if extra:

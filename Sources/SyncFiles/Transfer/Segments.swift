@@ -1,0 +1,323 @@
+/// One file fetched as several byte ranges at once (SPEC §8.3), on the
+/// engine thread. Every range is a `Transfer` of its own, written at its
+/// offset into the one preallocated partial.
+///
+/// - Formed when a first response (200 or 206 from byte 0) names the whole
+///   size under a strong validator and advertises byte ranges: that transfer
+///   becomes the lead range and the others are asked for with `If-Range`.
+///   The lead runs on to the end until a second range has answered 206 (the
+///   probe); a server that answers it with 200 has the file fetched as one
+///   stream by the lead, and says so.
+/// - Formed at once for a resume of ranges held since an earlier run; then
+///   any answer but a 206 of the asked range means the version changed.
+/// - When a range ends early, it takes half of the largest range still to be
+///   received (work stealing, never below `minimumSplit`).
+/// - SHA-256 needs the bytes in order: bytes that arrive at the end of the
+///   hashed prefix are hashed as they arrive, the rest are read back once
+///   the ranges before them are complete.
+/// - The journal hears which bytes are held, every 4 MiB and at each range's
+///   end, so that a kill -9 costs at most that much again.
+final class SegmentGroup {
+  unowned let engine: TransferEngine
+  let spec: TransferSpec
+  let done: @Sendable (TransferResult) -> Void
+  let partial: PartialFile
+  let total: Int64
+  let validators: Validators
+  /// What `If-Range` carries: the validator the partial's bytes are of.
+  let ifRange: String
+  /// Where the ranges are asked for (the lead's URL after redirects).
+  let url: String
+  /// Ranges in flight (the lead among them while it runs).
+  private(set) var members: [Transfer] = []
+  /// Complete ranges, those held since an earlier run included.
+  private var held: ByteRanges
+  private var pending: [Range<Int64>] = []
+  /// How many ranges this file runs at once.
+  let wanted: Int
+  /// A range other than the lead has answered 206 (or this is a resume).
+  private(set) var confirmed: Bool
+  private var hashedUpTo: Int64
+  private var received: Int64 = 0
+  private let resumedFrom: Int64
+  private var retriesLeft: Int
+  private var lastJournal = monotonicSeconds()
+  private var unjournaled: Int64 = 0
+  private(set) var finished = false
+  /// The probe range was answered with the whole file: the lead fetches it alone.
+  private var fellBack = false
+  private(set) var notes: [String] = []
+
+  static let minimumSplit: Int64 = 1 << 20
+  static let journalStep: Int64 = 4 << 20
+
+  init(
+    engine: TransferEngine, spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void,
+    partial: PartialFile, total: Int64, validators: Validators, ifRange: String, url: String, held: ByteRanges,
+    hashed: Int64, wanted: Int, confirmed: Bool
+  ) {
+    self.engine = engine
+    self.spec = spec
+    self.done = done
+    self.partial = partial
+    self.total = total
+    self.validators = validators
+    self.ifRange = ifRange
+    self.url = url
+    self.held = held
+    self.wanted = wanted
+    self.confirmed = confirmed
+    hashedUpTo = hashed
+    resumedFrom = held.count
+    retriesLeft = 2 * wanted
+  }
+
+  /// The bytes held now: complete ranges and what the running ones wrote.
+  var extents: ByteRanges {
+    var all = held
+    for m in members { all.insert(m.rangeStart..<(m.rangeStart + m.written)) }
+    return all
+  }
+
+  /// Records the layout before the first byte lands at an offset, then
+  /// reserves the file: a kill between the two leaves a journal that knows
+  /// the partial is segmented (never read as one stream).
+  func prepare(missing: [Range<Int64>]) -> TransferOutcome? {
+    spec.onRanges?(held, total)
+    do { try partial.preallocate(total) } catch { return .failed(error.message, retryable: false) }
+    pending = missing
+    return nil
+  }
+
+  /// The lead joins as the first range; the others wait for `pump`.
+  func adopt(lead t: Transfer, end: Int64) {
+    t.group = self
+    t.rangeStart = 0
+    t.rangeEnd = total  // capped at `end` once the probe range answers 206
+    t.plannedEnd = end
+    t.requestEnd = total
+    members.append(t)
+    engine.rangesInFlight += 1
+  }
+
+  // MARK: - Starting ranges (from the engine loop, never from a callback)
+
+  /// Starts pending ranges up to `wanted` and the session cap; with none
+  /// pending, a free slot takes half of the largest range still to come.
+  func pump() {
+    guard !finished else { return }
+    while members.count < wanted && engine.rangesInFlight < engine.rangeCap {
+      if pending.isEmpty, confirmed, let stolen = steal() { pending.append(stolen) }
+      guard !pending.isEmpty else { break }
+      let r = pending.removeFirst()
+      let t = Transfer(spec: spec, done: { _ in }, engine: engine)
+      t.group = self
+      t.partial = partial
+      t.rangeStart = r.lowerBound
+      t.rangeEnd = r.upperBound
+      t.plannedEnd = r.upperBound
+      t.requestEnd = r.upperBound
+      t.rangeHeaders = ["Range: bytes=\(r.lowerBound)-\(r.upperBound - 1)", "If-Range: \(ifRange)"]
+      members.append(t)
+      engine.rangesInFlight += 1
+      engine.begin(t, url: url, hops: 0)
+    }
+  }
+
+  /// Half of the running range with the most left to receive.
+  private func steal() -> Range<Int64>? {
+    let candidates = members.filter { !$0.reachedEnd }
+    guard
+      let victim = candidates.max(by: { $0.remaining < $1.remaining }),
+      let cut = ByteRanges.stealPoint(victim.next..<victim.rangeEnd, minimum: Self.minimumSplit)
+    else { return nil }
+    let end = victim.rangeEnd
+    victim.rangeEnd = cut
+    return cut..<end
+  }
+
+  // MARK: - Responses and bytes (engine thread, inside libcurl callbacks)
+
+  /// The headers of a range other than the lead are in. False aborts it.
+  func decide(_ t: Transfer, status: Int, contentRange: (start: Int64, end: Int64?, total: Int64?)?, now: Validators?)
+    -> Bool
+  {
+    guard status == 206 else {
+      if status == 200 && !confirmed {
+        // The server does not honour ranges after all: the lead goes on alone.
+        fallBack("the server answered a range request with the whole file; fetched as one stream")
+        t.declined = true
+      } else if status == 200 {
+        t.failure = .restart(
+          "the server's version changed during a segmented transfer (If-Range answered with the whole file); starting over"
+        )
+      } else {
+        return true  // an error status: its body is dropped, the completion says what it was
+      }
+      return false
+    }
+    guard let cr = contentRange, cr.start == t.rangeStart, cr.total == total else {
+      let said = contentRange.map { "bytes \($0.start)-…/\($0.total.map(String.init) ?? "*")" } ?? "no Content-Range"
+      t.failure = .restart(
+        "the server answered the range from byte \(t.rangeStart) of \(total) with \(said); starting over")
+      return false
+    }
+    if let now, !(now.names(ifRange: ifRange) ?? true) {
+      t.failure = .restart("the server's version changed during a segmented transfer; starting over")
+      return false
+    }
+    confirm()
+    return true
+  }
+
+  private func confirm() {
+    guard !confirmed, !fellBack else { return }
+    confirmed = true
+    if let lead = members.first(where: { $0.plannedEnd < $0.rangeEnd && $0.rangeStart == 0 }) {
+      lead.rangeEnd = max(lead.plannedEnd, lead.next)
+    }
+  }
+
+  private func fallBack(_ why: String) {
+    guard !confirmed, !fellBack else { return }
+    fellBack = true
+    notes.append(why)
+    pending.removeAll()
+    for m in members where m.rangeStart == 0 { m.rangeEnd = total }
+    retriesLeft = 0
+  }
+
+  /// Body bytes of range `t`: written at their offset, cut at the range's
+  /// end (a stolen half belongs to another range), hashed when in order.
+  func write(_ t: Transfer, _ buffer: UnsafeRawBufferPointer) -> Bool {
+    let at = t.next
+    guard at < t.rangeEnd else {
+      t.reachedEnd = true
+      return false
+    }
+    let take = Int(min(Int64(buffer.count), t.rangeEnd - at))
+    let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<take])
+    guard engine.admit(take, t) else { return false }
+    do { try partial.write(bytes, at: at) } catch {
+      t.failure = .failed(error.message, retryable: false)
+      return false
+    }
+    t.written += Int64(take)
+    t.received += Int64(take)
+    received += Int64(take)
+    engine.count(take)
+    if at == hashedUpTo {
+      spec.hasher.update(bytes)
+      hashedUpTo += Int64(take)
+    }
+    catchUp(budget: 1 << 20)
+    unjournaled += Int64(take)
+    if unjournaled >= Self.journalStep || monotonicSeconds() - lastJournal > 1 { journal() }
+    if t.next >= t.rangeEnd {
+      t.reachedEnd = true
+      // A range cut short (stolen from, or the lead) ends here; one that
+      // reached the end it asked for finishes cleanly, its connection kept.
+      if take < buffer.count || t.rangeEnd < t.requestEnd { return false }
+    }
+    return true
+  }
+
+  /// Hashes, reading back, what the ranges have completed past the hashed prefix.
+  private func catchUp(budget: Int64) {
+    let end = extents.ranges.first(where: { $0.contains(hashedUpTo) || $0.upperBound == hashedUpTo })?.upperBound
+    guard let end, end > hashedUpTo else { return }
+    let upTo = end - hashedUpTo > budget ? hashedUpTo + budget : end
+    if partial.hash(hashedUpTo..<upTo, into: spec.hasher) { hashedUpTo = upTo }
+  }
+
+  private func journal() {
+    spec.onRanges?(extents, total)
+    unjournaled = 0
+    lastJournal = monotonicSeconds()
+  }
+
+  // MARK: - Ends
+
+  /// Range `t` has ended, well or not (already detached from libcurl).
+  func ended(_ t: Transfer, outcome: TransferOutcome) {
+    members.removeAll { $0 === t }
+    engine.rangesInFlight -= 1
+    guard !finished else { return }
+    let complete = t.reachedEnd || (outcome == .complete && t.next >= t.rangeEnd)
+    if complete || t.declined {
+      if t.written > 0 { held.insert(t.rangeStart..<t.next) }
+      if complete { journal() }
+    } else {
+      if t.written > 0 { held.insert(t.rangeStart..<t.next) }
+      // What it still owed: a lead cut before any range was confirmed owes
+      // only its own share (the probes in flight ask for the rest).
+      let end = t.rangeStart == 0 && !confirmed ? t.plannedEnd : t.rangeEnd
+      let owed = t.next..<max(t.next, end)
+      if retryable(outcome) && retriesLeft > 0 && !owed.isEmpty && !fellBack {
+        // One range failed: ask again for what it still owed, as a range.
+        retriesLeft -= 1
+        pending.append(owed)
+      } else {
+        return finish(outcome)
+      }
+    }
+    if held.covers(total: total) { return finish(.complete) }
+    if members.isEmpty && pending.isEmpty {
+      // Nothing runs, and bytes are missing: ask for them again, or give up.
+      guard confirmed && retriesLeft > 0 else {
+        return finish(
+          .failed(
+            "the transfer ended holding \(ByteSize.format(held.count)) of \(ByteSize.format(total))", retryable: true))
+      }
+      retriesLeft -= 1
+      pending = held.missing(total: total)
+    }
+  }
+
+  private func retryable(_ o: TransferOutcome) -> Bool {
+    switch o {
+    case .failed(_, let r): return r
+    case .http(let s, _): return s == 408 || s == 429 || s >= 500
+    default: return false
+    }
+  }
+
+  /// Ends every range still running and reports the file once.
+  func finish(_ outcome: TransferOutcome) {
+    guard !finished else { return }
+    finished = true
+    for m in members {
+      if m.written > 0 { held.insert(m.rangeStart..<m.next) }
+      engine.abandon(m)
+      engine.rangesInFlight -= 1
+    }
+    members.removeAll()
+    var outcome = outcome
+    if outcome == .complete {
+      catchUp(budget: .max)
+      if hashedUpTo != total {
+        outcome = .failed("the partial could not be read back to hash it: \(errnoText())", retryable: false)
+      }
+    }
+    var ranges: ByteRanges? = held
+    if fellBack && outcome != .complete, (try? partial.truncate(to: held.prefix)) != nil {
+      // One stream continues what it wrote, from where it stopped.
+      ranges = nil
+      hashedUpTo = min(hashedUpTo, held.prefix)
+    }
+    spec.onRanges?(ranges, total)
+    let head = ResponseHead(status: 206, validators: validators, totalBytes: total, offset: 0, restarted: false)
+    var r = TransferResult(id: spec.id, outcome: outcome, hasher: spec.hasher)
+    r.status = confirmed ? 206 : 200
+    r.received = received
+    r.resumedFrom = resumedFrom
+    r.head = head
+    r.validators = validators
+    r.partial = partial
+    r.ranges = ranges
+    r.hashed = hashedUpTo
+    r.notes = notes
+    r.segments = confirmed ? wanted : 1
+    done(r)
+  }
+}

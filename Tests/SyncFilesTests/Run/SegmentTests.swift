@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+
+@testable import SyncFiles
+
+/// SPEC §8.3: a file fetched as several byte ranges at once, against the
+/// fault server (a rate per connection, a kill -9 mid-way, a version that
+/// changes between runs, a server that ignores Range).
+@Suite final class SegmentTests: ApplyWorkspace {
+  let server: FaultServer
+  let dir = makeTempDir()
+
+  init() throws { server = try FaultServer() }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  func rangeRequests() -> [FaultServer.Request] { server.requests("/big.bin").filter { $0.headers["range"] != nil } }
+
+  func journalPartial() throws -> [String: Any]? {
+    let text = try String(contentsOfFile: dir + "/state/journal", encoding: .utf8)
+    // Lines are `LENGTH CRC32 JSON`.
+    let last = text.split(separator: "\n").last { $0.contains("\"m/big\"") }
+    let json = last.map { $0.split(separator: " ", maxSplits: 2).last ?? "" }
+    let o = try json.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    return o?["partial"] as? [String: Any]
+  }
+
+  /// Starts apply, lets it run for `seconds`, kills it with SIGKILL.
+  func applyKilled(after seconds: Double) throws {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
+    p.arguments = ["apply", "--quiet", "m.yaml"]
+    p.currentDirectoryURL = URL(fileURLWithPath: dir)
+    try p.run()
+    Thread.sleep(forTimeInterval: seconds)
+    kill(p.processIdentifier, SIGKILL)
+    p.waitUntilExit()
+    #expect(p.terminationReason == .uncaughtSignal, "apply ended before the kill")
+  }
+
+  @Test func aCappedConnectionIsOutrunByRangesWrittenIntoOnePartial() throws {
+    let big = testBytes(6_000_000, seed: 1)
+    server.put("big", big)
+    // 1.5 MB/s per connection: one stream would take 4 s.
+    server.routes(["/big.bin": ["file": "big", "etag": "\"b1\"", "trickle_bps": 1_500_000]])
+    manifest(["{id: big, url: '\(server.base)/big.bin', destination: big.bin, segments: 4, sha256: \(sha256Hex(big))}"])
+    let plan = try run(["plan", "m.yaml"], cwd: dir)
+    #expect(plan.stdout.contains("in up to 4 byte ranges"), "\(plan.stdout)")
+
+    let started = Date()
+    let r = try apply()
+    let took = Date().timeIntervalSince(started)
+    #expect(r.run.status == 0 && r.outcome("m/big") == "installed", "\(r.run.stdout)\(r.run.stderr)")
+    #expect(out("big.bin") == big && r.string("m/big", "sha256") == sha256Hex(big))
+    #expect(r.int("m/big", "segments") == 4)
+    #expect(r.int("m/big", "bytes_transferred") == 6_000_000, "no byte fetched twice")
+    let ranges = rangeRequests()
+    #expect(ranges.count >= 3 && ranges.allSatisfy { $0.headers["if-range"] == "\"b1\"" }, "\(ranges.map(\.headers))")
+    #expect(Set(ranges.map { $0.headers["range"]! }).count == ranges.count, "every range asked once")
+    #expect(took < 3.5, "4 connections at 1.5 MB/s each: \(took) s")
+    #expect(!partialExists("big.bin"))
+  }
+
+  @Test func aKillMidwayResumesOnlyTheMissingRanges() throws {
+    let big = testBytes(8_000_000, seed: 2)
+    server.put("big", big)
+    server.routes(["/big.bin": ["file": "big", "etag": "\"b2\"", "trickle_bps": 500_000]])
+    manifest(["{id: big, url: '\(server.base)/big.bin', destination: big.bin, segments: 4}"])
+    try applyKilled(after: 2.0)
+    let p = try journalPartial()
+    let ranges = p?["ranges"] as? [[Int]] ?? []
+    let held = ranges.reduce(0) { $0 + $1[1] - $1[0] }
+    #expect(ranges.count >= 2 && held > 2_000_000, "the journal names the ranges held: \(String(describing: p))")
+    let plan = try run(["plan", "m.yaml"], cwd: dir)
+    #expect(plan.stdout.contains("resumable"), "\(plan.stdout)")
+
+    server.routes(["/big.bin": ["file": "big", "etag": "\"b2\""]])
+    let before = server.requests("/big.bin").count
+    let r = try apply()
+    #expect(r.run.status == 0 && r.outcome("m/big") == "installed", "\(r.run.stdout)")
+    #expect(out("big.bin") == big, "the ranges of two runs make the one file")
+    let sent = r.int("m/big", "bytes_transferred") ?? -1
+    #expect(sent <= 8_000_000 - held, "only what was missing is asked for: \(sent) sent, \(held) held")
+    let again = server.requests("/big.bin").dropFirst(before)
+    #expect(
+      !again.isEmpty && again.allSatisfy { $0.headers["if-range"] == "\"b2\"" && $0.headers["range"] != nil },
+      "\(again.map(\.headers))")
+  }
+
+  @Test func aVersionChangedBetweenRunsDiscardsTheRangesHeld() throws {
+    let (v1, v2) = (testBytes(8_000_000, seed: 3), testBytes(8_000_000, seed: 4))
+    server.put("v1", v1)
+    server.put("v2", v2)
+    server.routes(["/big.bin": ["file": "v1", "etag": "\"v1\"", "trickle_bps": 1_000_000]])
+    manifest(["{id: big, url: '\(server.base)/big.bin', destination: big.bin, segments: 4}"])
+    try applyKilled(after: 1.5)
+    #expect((try journalPartial()?["ranges"] as? [[Int]])?.isEmpty == false)
+
+    server.routes(["/big.bin": ["file": "v2", "etag": "\"v2\""]])
+    let r = try apply()
+    #expect(r.run.status == 0 && r.outcome("m/big") == "installed", "\(r.run.stdout)")
+    #expect(out("big.bin") == v2, "never a mix of two versions")
+    let warnings = (r.tasks["m/big"]?["warnings"] as? [String] ?? []).joined()
+    #expect(warnings.contains("version changed"), "\(warnings)")
+  }
+
+  @Test func aServerThatIgnoresRangeIsFetchedAsOneStream() throws {
+    let big = testBytes(4_000_000, seed: 5)
+    server.put("big", big)
+    server.routes(["/big.bin": ["file": "big", "etag": "\"i\"", "ignore_range": true, "trickle_bps": 4_000_000]])
+    manifest(["{id: big, url: '\(server.base)/big.bin', destination: big.bin, segments: 4}"])
+    let r = try apply()
+    #expect(r.run.status == 0 && out("big.bin") == big, "\(r.run.stdout)")
+    #expect(r.tasks["m/big"]?["segments"] == nil)
+    let warnings = (r.tasks["m/big"]?["warnings"] as? [String] ?? []).joined()
+    #expect(warnings.contains("fetched as one stream"), "\(warnings)")
+  }
+
+  @Test func withoutAStrongValidatorOneStreamAndTheReason() throws {
+    let big = testBytes(4_000_000, seed: 6)
+    server.put("big", big)
+    server.routes(["/big.bin": ["file": "big"]])
+    manifest(["{id: big, url: '\(server.base)/big.bin', destination: big.bin, segments: 4}"])
+    let r = try apply()
+    #expect(r.run.status == 0 && out("big.bin") == big)
+    #expect(rangeRequests().isEmpty)
+    let warnings = (r.tasks["m/big"]?["warnings"] as? [String] ?? []).joined()
+    #expect(warnings.contains("no strong validator"), "\(warnings)")
+  }
+
+  @Test func aRangeCutShortIsAskedForAgainWithinTheRun() throws {
+    let big = testBytes(6_000_000, seed: 7)
+    server.put("big", big)
+    // Every response is cut after 1 MB on its first two requests: the lead and one range.
+    server.routes([
+      "/big.bin": ["file": "big", "etag": "\"d\"", "drop_after": 1_000_000, "drop_times": 2, "trickle_bps": 3_000_000]
+    ])
+    manifest(["{id: big, url: '\(server.base)/big.bin', destination: big.bin, segments: 3, sha256: \(sha256Hex(big))}"])
+    let r = try apply()
+    #expect(r.run.status == 0 && out("big.bin") == big, "\(r.run.stdout)\(r.run.stderr)")
+    #expect(
+      r.int("m/big", "attempts") == 1 && r.int("m/big", "segments") == 3,
+      "retried as ranges, not as a task: \(r.run.stdout) \(r.run.stderr)")
+    #expect(r.int("m/big", "bytes_transferred") == 6_000_000, "what the cut ranges wrote is kept")
+  }
+
+  @Test func limitsSegmentsCapsTheRangesInFlight() throws {
+    let big = testBytes(4_000_000, seed: 8)
+    server.put("big", big)
+    server.routes(["/big.bin": ["file": "big", "etag": "\"c\""]])
+    manifest(
+      ["{id: big, url: '\(server.base)/big.bin', destination: big.bin, segments: 8}"], extra: "limits: {segments: 1}")
+    let r = try apply()
+    #expect(r.run.status == 0 && out("big.bin") == big)
+    #expect(rangeRequests().isEmpty, "a cap of 1 is one stream")
+  }
+}
+
+/// The arithmetic of ranges, without a server.
+@Suite struct ByteRangesTests {
+  @Test func insertMergesTouchingAndOverlappingRanges() {
+    var r = ByteRanges([10..<20, 0..<5])
+    r.insert(5..<10)
+    #expect(r.ranges == [0..<20])
+    r.insert(30..<40)
+    r.insert(35..<50)
+    #expect(r.ranges == [0..<20, 30..<50] && r.count == 40 && r.prefix == 20)
+    #expect(r.missing(total: 60) == [20..<30, 50..<60])
+    #expect(ByteRanges([5..<9]).prefix == 0 && ByteRanges().missing(total: 3) == [0..<3])
+    #expect(ByteRanges([0..<60]).covers(total: 60))
+  }
+
+  @Test func splitHalvesTheWidestGapDownToTheMinimum() {
+    let mib: Int64 = 1 << 20
+    let parts = ByteRanges.split([0..<(8 * mib)], into: 4, minimum: mib)
+    #expect(parts == [0..<(2 * mib), (2 * mib)..<(4 * mib), (4 * mib)..<(6 * mib), (6 * mib)..<(8 * mib)])
+    #expect(ByteRanges.split([0..<(3 * mib)], into: 8, minimum: mib).count == 2, "never below the minimum")
+    let gaps = ByteRanges.split([0..<(4 * mib), (10 * mib)..<(11 * mib)], into: 3, minimum: mib)
+    #expect(gaps.count == 3 && gaps.reduce(0) { $0 + $1.count } == 5 * mib)
+  }
+
+  @Test func stealingTakesHalfAndStopsAtTheMinimum() {
+    let mib: Int64 = 1 << 20
+    #expect(ByteRanges.stealPoint(0..<(4 * mib), minimum: mib) == 2 * mib)
+    #expect(ByteRanges.stealPoint(0..<(2 * mib - 1), minimum: mib) == nil)
+    #expect(ByteRanges.stealPoint(100..<(100 + 4 * mib), minimum: mib)! % 4096 == 0, "on a block boundary")
+  }
+
+  @Test func theJournalKeepsRangesAndABrokenListHoldsNothing() throws {
+    var s = TaskState(id: "m/a")
+    var p = TaskState.Partial(path: "/x", offset: 30, totalBytes: 100, etag: "\"e\"")
+    p.ranges = ByteRanges([0..<10, 50..<70])
+    s.partial = p
+    let back = TaskState(json: try JSONValue.parse(s.json.serialized()))
+    #expect(back?.partial?.ranges == p.ranges)
+    let broken = TaskState(
+      json: try JSONValue.parse(#"{"t":"task","id":"m/a","partial":{"path":"/x","offset":5,"ranges":[[9,2]]}}"#))
+    #expect(broken?.partial?.ranges == ByteRanges(), "still segmented, holding nothing")
+  }
+}
