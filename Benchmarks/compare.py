@@ -395,9 +395,12 @@ def journal_offset(path):
     for line in reversed(lines):
         body = line.split(" ", 2)[-1]
         try:
-            partial = json.loads(body).get("partial")
+            record = json.loads(body)
         except ValueError:
             continue
+        if not isinstance(record, dict) or record.get("t") != "task":
+            continue
+        partial = record.get("partial")
         return partial.get("offset", 0) if partial else 0
     return 0
 

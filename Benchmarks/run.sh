@@ -2,7 +2,8 @@
 # syncfiles side by side with curl, aria2c and wget2 on one nginx (loopback).
 # Installs what it needs (nginx, curl, aria2, wget2), builds syncfiles in
 # release mode, runs Benchmarks/compare.py. Options go to compare.py:
-#   --rounds N (3)  --only W1,...,W7  --big BYTES (1 GiB)  --json FILE
+#   --rounds N (3)  --only W1,...,W8  --big BYTES (1 GiB)  --w8 BYTES (256 MiB)  --json FILE
+# W8 starts a second nginx with limit_rate 16m and also runs W6 with segments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup

@@ -442,6 +442,9 @@ public final class Runner: @unchecked Sendable {
     spec.request = request(i)
     spec.segments = e.segments
     spec.held = jobs[i].held
+    spec.mirrors = jobs[i].urls.indices.filter {
+      $0 != jobs[i].urlIndex && ["http", "https"].contains(jobs[i].urls[$0].scheme)
+    }.map { (jobs[i].urls[$0].text.revealed, jobs[i].urls[$0].display) }
     spec.onRanges = journalRanges(t)
     return spec
   }

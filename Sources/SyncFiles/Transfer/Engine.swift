@@ -37,6 +37,9 @@ public struct TransferSpec: @unchecked Sendable {
   public var onBody: @Sendable (ResponseHead) -> Void
   /// Ranges at once (SPEC §8.3): nil is `auto` (4 from 64 MiB), 1 one stream.
   public var segments: Int? = 1
+  /// Mirrors that may serve ranges of a segmented transfer: the URL to ask
+  /// (expanded: never print it) and the URL to name in messages.
+  public var mirrors: [(url: String, name: String)] = []
   /// Ranges held since an earlier run: the transfer asks only for the rest.
   public var held: HeldRanges?
   /// Called on the engine thread with the bytes a segmented partial holds
@@ -493,8 +496,11 @@ final class Transfer {
   var plannedEnd: Int64 = 0
   var written: Int64 = 0
   var reachedEnd = false
-  /// A range answered with the whole file before any range was confirmed.
+  /// A range answered with the whole file before any range was confirmed,
+  /// or a mirror's range that disagreed.
   var declined = false
+  /// Which of its group's sources this range asks (0: the first server).
+  var source = 0
   var next: Int64 { rangeStart + written }
   var remaining: Int64 { rangeEnd - next }
 

@@ -15,6 +15,11 @@
 /// - SHA-256 needs the bytes in order: bytes that arrive at the end of the
 ///   hashed prefix are hashed as they arrive, the rest are read back once
 ///   the ranges before them are complete.
+/// - The entry's http(s) mirrors take ranges in turn with the first server
+///   (as aria2 does with metalinks); only the first server's answer confirms
+///   that ranges work. A mirror whose answer names another
+///   size or version, or that fails, takes no more; its range goes back to
+///   the queue.
 /// - The journal hears which bytes are held, every 4 MiB and at each range's
 ///   end, so that a kill -9 costs at most that much again.
 final class SegmentGroup {
@@ -26,8 +31,12 @@ final class SegmentGroup {
   let validators: Validators
   /// What `If-Range` carries: the validator the partial's bytes are of.
   let ifRange: String
-  /// Where the ranges are asked for (the lead's URL after redirects).
-  let url: String
+  /// Where the ranges are asked for: the lead's URL (after redirects), then
+  /// the mirrors (URL to ask, URL to name in messages).
+  let sources: [(url: String, name: String)]
+  /// Sources that disagreed or failed: they take no more ranges.
+  private var refused: Set<Int> = []
+  private var launched = 0
   /// Ranges in flight (the lead among them while it runs).
   private(set) var members: [Transfer] = []
   /// Complete ranges, those held since an earlier run included.
@@ -63,7 +72,7 @@ final class SegmentGroup {
     self.total = total
     self.validators = validators
     self.ifRange = ifRange
-    self.url = url
+    sources = [(url, "")] + spec.mirrors
     self.held = held
     self.wanted = wanted
     self.confirmed = confirmed
@@ -118,9 +127,14 @@ final class SegmentGroup {
       t.plannedEnd = r.upperBound
       t.requestEnd = r.upperBound
       t.rangeHeaders = ["Range: bytes=\(r.lowerBound)-\(r.upperBound - 1)", "If-Range: \(ifRange)"]
+      // The first range (the probe) goes to the server that answered first;
+      // then the usable sources take turns.
+      let usable = sources.indices.filter { !refused.contains($0) }
+      t.source = usable[launched % usable.count]
+      launched += 1
       members.append(t)
       engine.rangesInFlight += 1
-      engine.begin(t, url: url, hops: 0)
+      engine.begin(t, url: sources[t.source].url, hops: 0)
     }
   }
 
@@ -142,6 +156,16 @@ final class SegmentGroup {
   func decide(_ t: Transfer, status: Int, contentRange: (start: Int64, end: Int64?, total: Int64?)?, now: Validators?)
     -> Bool
   {
+    if t.source != 0 {
+      let agrees =
+        status == 206 && contentRange?.start == t.rangeStart && contentRange?.total == total
+        && (now?.names(ifRange: ifRange) ?? true)
+      guard agrees else {
+        refuse(t, "answered HTTP \(status) for another version or size")
+        return false
+      }
+      return true
+    }
     guard status == 206 else {
       if status == 200 && !confirmed {
         // The server does not honour ranges after all: the lead goes on alone.
@@ -168,6 +192,13 @@ final class SegmentGroup {
     }
     confirm()
     return true
+  }
+
+  /// A mirror takes no more ranges; the range it had goes back to the queue.
+  private func refuse(_ t: Transfer, _ why: String) {
+    t.declined = true
+    guard refused.insert(t.source).inserted else { return }
+    notes.append("mirror \(sources[t.source].name) \(why); its ranges went to the other sources")
   }
 
   private func confirm() {
@@ -244,7 +275,12 @@ final class SegmentGroup {
     engine.rangesInFlight -= 1
     guard !finished else { return }
     let complete = t.reachedEnd || (outcome == .complete && t.next >= t.rangeEnd)
-    if complete || t.declined {
+    if t.source != 0 && !complete {
+      // A mirror that failed or disagreed: what it owed is asked of the others.
+      if !t.declined { refuse(t, "failed (\(Self.words(outcome)))") }
+      if t.written > 0 { held.insert(t.rangeStart..<t.next) }
+      if t.next < t.rangeEnd { pending.append(t.next..<t.rangeEnd) }
+    } else if complete || t.declined {
       if t.written > 0 { held.insert(t.rangeStart..<t.next) }
       if complete { journal() }
     } else {
@@ -271,6 +307,14 @@ final class SegmentGroup {
       }
       retriesLeft -= 1
       pending = held.missing(total: total)
+    }
+  }
+
+  static func words(_ o: TransferOutcome) -> String {
+    switch o {
+    case .failed(let why, _), .restart(let why): return why
+    case .http(let s, _): return "HTTP \(s)"
+    default: return "\(o)"
     }
   }
 

@@ -143,6 +143,40 @@ import Testing
     #expect(r.int("m/big", "bytes_transferred") == 6_000_000, "what the cut ranges wrote is kept")
   }
 
+  @Test func mirrorsThatAgreeServeRangesOfOneFile() throws {
+    let mirror = try FaultServer()
+    let big = testBytes(8_000_000, seed: 9)
+    for s in [server, mirror] {
+      s.put("big", big)
+      s.routes(["/big.bin": ["file": "big", "etag": "\"same\"", "trickle_bps": 2_000_000]])
+    }
+    manifest([
+      "{id: big, url: '\(server.base)/big.bin', mirrors: ['\(mirror.base)/big.bin'], destination: big.bin, segments: 4, sha256: \(sha256Hex(big))}"
+    ])
+    let r = try apply()
+    #expect(r.run.status == 0 && out("big.bin") == big, "\(r.run.stdout)")
+    let fromMirror = mirror.requests("/big.bin").filter { $0.headers["if-range"] == "\"same\"" }
+    #expect(!fromMirror.isEmpty, "the mirror served ranges too")
+    #expect(r.tasks["m/big"]?["warnings"] == nil)
+  }
+
+  @Test func aMirrorWithAnotherVersionTakesNoRanges() throws {
+    let mirror = try FaultServer()
+    let big = testBytes(8_000_000, seed: 10)
+    server.put("big", big)
+    server.routes(["/big.bin": ["file": "big", "etag": "\"one\"", "trickle_bps": 2_000_000]])
+    mirror.put("big", testBytes(8_000_000, seed: 11))
+    mirror.routes(["/big.bin": ["file": "big", "etag": "\"other\""]])
+    manifest([
+      "{id: big, url: '\(server.base)/big.bin', mirrors: ['\(mirror.base)/big.bin'], destination: big.bin, segments: 4}"
+    ])
+    let r = try apply()
+    #expect(r.run.status == 0 && out("big.bin") == big, "never a byte of the mirror's version: \(r.run.stdout)")
+    let warnings = (r.tasks["m/big"]?["warnings"] as? [String] ?? []).joined()
+    #expect(warnings.contains("mirror \(mirror.base)/big.bin answered HTTP 200 for another version"), "\(warnings)")
+    #expect(mirror.requests("/big.bin").count == 1, "one range asked of it, then no more")
+  }
+
   @Test func limitsSegmentsCapsTheRangesInFlight() throws {
     let big = testBytes(4_000_000, seed: 8)
     server.put("big", big)
