@@ -27,7 +27,8 @@ case $target in
       2>/dev/null || true
     ;;
   journal)
-    sources+=(Sources/SyncFiles/Journal/*.swift Sources/SyncFiles/Plan/RequestPolicy.swift Fuzz/JournalFuzz.swift)
+    sources+=(Sources/SyncFiles/Journal/*.swift Sources/SyncFiles/Plan/RequestPolicy.swift
+      Sources/SyncFiles/Transfer/ByteRanges.swift Fuzz/JournalFuzz.swift)
     dict=()
     cp -n Fuzz/journal-corpus/* Fuzz/work/journal-corpus/ 2>/dev/null || true
     ;;
