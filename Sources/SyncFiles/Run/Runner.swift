@@ -559,7 +559,7 @@ public final class Runner: @unchecked Sendable {
       interrupted(i, why: "stopped before the transfer finished")
       return .done
     case .http(let status, let retryAfter):
-      let transient = status == 408 || status == 429 || status >= 500
+      let transient = TransferOutcome.isTransient(status: status)
       return failedTry(
         i, "HTTP \(status) from \(jobs[i].urls[jobs[i].urlIndex].display)", transient: transient,
         retryAfter: retryAfter.map(Double.init), stopping: stopping)

@@ -113,6 +113,20 @@ public enum TransferOutcome: Sendable, Equatable {
   case stopped
 }
 
+extension TransferOutcome {
+  /// An HTTP status worth another try: timeout, too many requests, server errors.
+  public static func isTransient(status: Int) -> Bool { status == 408 || status == 429 || status >= 500 }
+
+  /// Trying again may help: a retryable failure or a transient status.
+  public var isTransient: Bool {
+    switch self {
+    case .failed(_, let retryable): return retryable
+    case .http(let status, _): return Self.isTransient(status: status)
+    default: return false
+    }
+  }
+}
+
 public struct TransferResult: @unchecked Sendable {
   public var id: String
   public var outcome: TransferOutcome
@@ -294,9 +308,6 @@ public final class TransferEngine: @unchecked Sendable {
     groups.append(g)
   }
 
-  /// Ends a range without reporting it (its group reports the file).
-  func abandon(_ t: Transfer) { detach(t) }
-
   func begin(_ t: Transfer, url: String, hops: Int) {
     guard let easy = EasyRequest() else {
       return t.done(t.result(.failed("libcurl could not create a handle", retryable: false)))
@@ -375,7 +386,9 @@ public final class TransferEngine: @unchecked Sendable {
     }
   }
 
-  private func detach(_ t: Transfer) {
+  /// Takes a transfer off libcurl without reporting it (a segmented
+  /// transfer's group reports the file once).
+  func detach(_ t: Transfer) {
     guard let easy = t.easy else { return }
     curl_multi_remove_handle(multi, easy.handle)
     active[easy.handle] = nil

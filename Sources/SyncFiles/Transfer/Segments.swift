@@ -156,16 +156,18 @@ final class SegmentGroup {
   func decide(_ t: Transfer, status: Int, contentRange: (start: Int64, end: Int64?, total: Int64?)?, now: Validators?)
     -> Bool
   {
+    let matches =
+      status == 206 && contentRange?.start == t.rangeStart && contentRange?.total == total
+      && (now?.names(ifRange: ifRange) ?? true)
     if t.source != 0 {
-      let agrees =
-        status == 206 && contentRange?.start == t.rangeStart && contentRange?.total == total
-        && (now?.names(ifRange: ifRange) ?? true)
-      guard agrees else {
-        refuse(t, "answered HTTP \(status) for another version or size")
-        return false
-      }
+      if !matches { refuse(t, "answered HTTP \(status) for another version or size") }
+      return matches
+    }
+    if matches {
+      confirm()
       return true
     }
+    // What went wrong, in words; each starts the file over or falls back.
     guard status == 206 else {
       if status == 200 && !confirmed {
         // The server does not honour ranges after all: the lead goes on alone.
@@ -186,12 +188,8 @@ final class SegmentGroup {
         "the server answered the range from byte \(t.rangeStart) of \(total) with \(said); starting over")
       return false
     }
-    if let now, !(now.names(ifRange: ifRange) ?? true) {
-      t.failure = .restart("the server's version changed during a segmented transfer; starting over")
-      return false
-    }
-    confirm()
-    return true
+    t.failure = .restart("the server's version changed during a segmented transfer; starting over")
+    return false
   }
 
   /// A mirror takes no more ranges; the range it had goes back to the queue.
@@ -255,10 +253,29 @@ final class SegmentGroup {
 
   /// Hashes, reading back, what the ranges have completed past the hashed prefix.
   private func catchUp(budget: Int64) {
-    let end = extents.ranges.first(where: { $0.contains(hashedUpTo) || $0.upperBound == hashedUpTo })?.upperBound
-    guard let end, end > hashedUpTo else { return }
+    let end = heldEnd(from: hashedUpTo)
+    guard end > hashedUpTo else { return }
     let upTo = end - hashedUpTo > budget ? hashedUpTo + budget : end
     if partial.hash(hashedUpTo..<upTo, into: spec.hasher) { hashedUpTo = upTo }
+  }
+
+  /// Where the bytes held from `start` on end (held ranges and what the
+  /// running ones wrote): called on every write, so it allocates nothing.
+  private func heldEnd(from start: Int64) -> Int64 {
+    var end = start
+    var grew = true
+    while grew {
+      grew = false
+      for r in held.ranges where r.lowerBound <= end && r.upperBound > end {
+        end = r.upperBound
+        grew = true
+      }
+      for m in members where m.rangeStart <= end && m.next > end {
+        end = m.next
+        grew = true
+      }
+    }
+    return end
   }
 
   private func journal() {
@@ -275,21 +292,20 @@ final class SegmentGroup {
     engine.rangesInFlight -= 1
     guard !finished else { return }
     let complete = t.reachedEnd || (outcome == .complete && t.next >= t.rangeEnd)
+    // What it wrote is held, however it ended.
+    held.insert(t.rangeStart..<t.next)
     if t.source != 0 && !complete {
       // A mirror that failed or disagreed: what it owed is asked of the others.
       if !t.declined { refuse(t, "failed (\(Self.words(outcome)))") }
-      if t.written > 0 { held.insert(t.rangeStart..<t.next) }
       if t.next < t.rangeEnd { pending.append(t.next..<t.rangeEnd) }
     } else if complete || t.declined {
-      if t.written > 0 { held.insert(t.rangeStart..<t.next) }
       if complete { journal() }
     } else {
-      if t.written > 0 { held.insert(t.rangeStart..<t.next) }
       // What it still owed: a lead cut before any range was confirmed owes
       // only its own share (the probes in flight ask for the rest).
       let end = t.rangeStart == 0 && !confirmed ? t.plannedEnd : t.rangeEnd
       let owed = t.next..<max(t.next, end)
-      if retryable(outcome) && retriesLeft > 0 && !owed.isEmpty && !fellBack {
+      if outcome.isTransient && retriesLeft > 0 && !owed.isEmpty && !fellBack {
         // One range failed: ask again for what it still owed, as a range.
         retriesLeft -= 1
         pending.append(owed)
@@ -318,21 +334,13 @@ final class SegmentGroup {
     }
   }
 
-  private func retryable(_ o: TransferOutcome) -> Bool {
-    switch o {
-    case .failed(_, let r): return r
-    case .http(let s, _): return s == 408 || s == 429 || s >= 500
-    default: return false
-    }
-  }
-
   /// Ends every range still running and reports the file once.
   func finish(_ outcome: TransferOutcome) {
     guard !finished else { return }
     finished = true
     for m in members {
-      if m.written > 0 { held.insert(m.rangeStart..<m.next) }
-      engine.abandon(m)
+      held.insert(m.rangeStart..<m.next)
+      engine.detach(m)
       engine.rangesInFlight -= 1
     }
     members.removeAll()
