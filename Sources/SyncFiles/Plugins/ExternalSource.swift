@@ -62,101 +62,23 @@ final class ExternalTransport: Transport, @unchecked Sendable {
 
   private var name: String { PluginLocator.sourceExecutable(scheme: source.info.name) }
 
+  /// One call of the plugin: the request in, the partial watched while it
+  /// runs, what it wrote checked, its answer read (SPEC §7).
   private func fetch(_ spec: TransferSpec, generation gen: Int) -> TransferResult {
     var result = TransferResult(id: spec.id, outcome: .complete, hasher: spec.hasher)
-    func failed(_ why: String, retryable: Bool) -> TransferResult {
-      var r = result
-      r.outcome = .failed(why, retryable: retryable)
-      return r
-    }
+    // A held partial stays with the result even when it cannot be cut back.
+    result.partial = spec.partial
     let partial: PartialFile
-    if let held = spec.partial {
-      partial = held
-    } else {
-      do throws(InstallError) {
-        partial = try PartialFile(root: spec.root, relative: spec.relative, resume: false)
-      } catch {
-        return failed(error.message, retryable: false)
-      }
+    do throws(InstallError) { partial = try openPartial(spec) } catch {
+      return result.failing(error.message, retryable: false)
     }
     result.partial = partial
-    // Data held under no known version cannot be continued: start from 0.
-    if partial.size > 0 && spec.request.ifRange == nil {
-      do throws(InstallError) {
-        try partial.truncate()
-      } catch {
-        return failed(error.message, retryable: false)
-      }
-    }
     let offset = partial.size
     result.resumedFrom = offset
     let destinationBefore = FileIdentity(path: partial.destination)
-
-    // What the plugin may compare against: the partial's version when
-    // continuing it, else the installed file's (to answer not_modified).
-    var validators: [(String, JSONValue)] = []
-    switch spec.request.condition {
-    case .resume(_, let held):
-      if let e = held.etag { validators.append(("etag", .string(e))) }
-      if let l = held.lastModified { validators.append(("last_modified", .string(l))) }
-    case .ifNoneMatch(let e, _): validators.append(("etag", .string(e)))
-    case .ifModifiedSince(let d): validators.append(("last_modified", .string(d)))
-    case .none: break
-    }
-    let headers: [(String, JSONValue)] = spec.headers.map { line in
-      let colon = line.firstIndex(of: ":") ?? line.endIndex
-      let value = colon < line.endIndex ? String(line[line.index(after: colon)...]).trimmingWhitespace() : ""
-      return (String(line[..<colon]), .string(value))
-    }
-    let request: JSONValue = .object([
-      ("protocol", .int(Int64(ExternalSource.protocolVersion))), ("task", .string(spec.id)),
-      ("url", .string(spec.url)), ("partial_path", .string(PartialFile.path(for: partial.destination))),
-      ("offset", .int(offset)), ("validators", .object(validators)), ("headers", .object(headers)),
-    ])
-
-    // Watched about ten times a second: stopped runs, and no growth for `timeout.stall`.
-    let stall = Double(spec.stall.seconds)
-    var lastSize = offset
-    var lastGrowth = monotonicSeconds()
-    let run = Subprocess.run(
-      [source.executable, "fetch"],
-      environment: ["SYNCFILES_TASK_ID": spec.id, "SYNCFILES_PLUGIN_PROTOCOL": "\(ExternalSource.protocolVersion)"],
-      stdin: Array((request.serialized() + "\n").utf8), timeout: 7 * 86400, captureStdout: true,
-      watch: { [self] in
-        if lock.locked({ generation }) != gen { return "stopped" }
-        let now = monotonicSeconds()
-        let size = partial.currentSize()
-        if size != lastSize {
-          lock.locked { received += size - lastSize }
-          lastSize = size
-          lastGrowth = now
-        } else if now - lastGrowth >= stall {
-          return "made no progress for \(Subprocess.Result.seconds(stall)) (timeout.stall)"
-        }
-        return nil
-      })
-    let size = partial.currentSize()
-    lock.locked { received += size - lastSize }
-
-    // Whatever it says, it must have written only through the partial's own name.
-    if FileIdentity(path: partial.destination) != destinationBefore {
-      partial.discard()
-      result.partial = nil
-      return failed(
-        "\(name) changed \(partial.destination) itself while it ran; a source plugin may write only to partial_path",
-        retryable: false)
-    }
-    do throws(InstallError) {
-      try partial.adoptExternalWrites()
-    } catch {
-      partial.discard()
-      result.partial = nil
-      return failed("\(name) wrote outside its partial_path: \(error.message)", retryable: false)
-    }
-    guard partial.size >= offset else {
-      partial.discard()
-      result.partial = nil
-      return failed("\(name) cut the partial file below the offset it was given; starting over", retryable: true)
+    let run = runPlugin(spec, partial: partial, offset: offset, generation: gen)
+    if let (why, retryable) = misplacedWrites(partial, offset: offset, destinationBefore: destinationBefore) {
+      return result.discarding(partial).failing(why, retryable: retryable)
     }
     result.received = partial.size - offset
 
@@ -167,21 +89,17 @@ final class ExternalTransport: Transport, @unchecked Sendable {
     let parsed = try? JSONValue.parse(last)
     let answer: JSONValue? = if case .object = parsed { parsed } else { nil }
     if let v = answer?["protocol"], v.intValue != Int64(ExternalSource.protocolVersion) {
-      partial.discard()
-      result.partial = nil
-      return failed(
+      return result.discarding(partial).failing(
         "\(name) answered in protocol \(v.serialized()); this syncfiles speaks protocol \(ExternalSource.protocolVersion)",
         retryable: false)
     }
-    let etag = answer?["etag"]?.stringValue
-    let lastModified = answer?["last_modified"]?.stringValue
     // A plugin's validators are its own word (no Date to weigh them by).
-    let now = Validators(etag: etag, lastModified: lastModified, dateIsStrong: true)
+    let now = Validators(
+      etag: answer?["etag"]?.stringValue, lastModified: answer?["last_modified"]?.stringValue, dateIsStrong: true)
     result.validators = now
     // Bytes appended under another version than those held cannot be kept.
     if offset > 0, result.received > 0, let before = spec.request.ifRange, before != now.ifRange {
-      partial.discard()
-      result.partial = nil
+      result = result.discarding(partial)
       result.outcome =
         run.stoppedBecause == "stopped"
         ? .stopped : .restart("\(name): the source's version changed during a resume; starting over")
@@ -199,59 +117,174 @@ final class ExternalTransport: Transport, @unchecked Sendable {
       return result
     }
     guard run.status != nil else {
-      return failed("\(name) could not start\(run.stderrSuffix)", retryable: false)
+      return result.failing("\(name) could not start\(run.stderrSuffix)", retryable: false)
     }
     if run.timedOut || run.stoppedBecause != nil {
-      return failed("\(name) \(run.failure(timeout: 7 * 86400)); stopped it\(run.stderrSuffix)", retryable: true)
+      return result.failing(
+        "\(name) \(run.failure(timeout: 7 * 86400)); stopped it\(run.stderrSuffix)", retryable: true)
     }
-    guard let answer else {
-      let code = run.status ?? 0
-      // No result: how it ended decides whether trying again may help.
-      if code != 0 {
-        let retryable = code == 75 || code > 128
-        let how = code > 128 ? "crashed (\(run.failure(timeout: 0)))" : "failed (exit \(code))"
-        return failed("\(name) \(how) without a result\(run.stderrSuffix)", retryable: retryable)
-      }
-      let shown = last.isEmpty ? "nothing" : "'\(String(last.prefix(120)))'"
-      return failed(
-        "\(name) printed no JSON result (the last line of its stdout must be one JSON object; got \(shown))",
-        retryable: false)
+    guard let answer else { return result.failing(noAnswer(run, last: last)) }
+    return outcome(answer, run: run, spec: spec, partial: partial, result: result)
+  }
+
+  /// The partial to fill: the one held (cut to empty when its version is
+  /// unknown: it cannot be continued), or a new one.
+  private func openPartial(_ spec: TransferSpec) throws(InstallError) -> PartialFile {
+    guard let held = spec.partial else {
+      return try PartialFile(root: spec.root, relative: spec.relative, resume: false)
     }
+    if held.size > 0 && spec.request.ifRange == nil { try held.truncate() }
+    return held
+  }
+
+  /// Runs `fetch` with the request on stdin, watched about ten times a
+  /// second: stopped runs, and no growth of the partial for `timeout.stall`.
+  private func runPlugin(_ spec: TransferSpec, partial: PartialFile, offset: Int64, generation gen: Int)
+    -> Subprocess.Result
+  {
+    let stall = Double(spec.stall.seconds)
+    var lastSize = offset
+    var lastGrowth = monotonicSeconds()
+    let run = Subprocess.run(
+      [source.executable, "fetch"],
+      environment: ["SYNCFILES_TASK_ID": spec.id, "SYNCFILES_PLUGIN_PROTOCOL": "\(ExternalSource.protocolVersion)"],
+      stdin: Array((Self.request(spec, partial: partial, offset: offset).serialized() + "\n").utf8),
+      timeout: 7 * 86400, captureStdout: true,
+      watch: { [self] in
+        if lock.locked({ generation }) != gen { return "stopped" }
+        let now = monotonicSeconds()
+        let size = partial.currentSize()
+        if size != lastSize {
+          lock.locked { received += size - lastSize }
+          lastSize = size
+          lastGrowth = now
+        } else if now - lastGrowth >= stall {
+          return "made no progress for \(Subprocess.Result.seconds(stall)) (timeout.stall)"
+        }
+        return nil
+      })
+    let size = partial.currentSize()
+    lock.locked { received += size - lastSize }
+    return run
+  }
+
+  /// The request line: where to write, from which offset, and the validators
+  /// it may compare against (the partial's version when continuing it, else
+  /// the installed file's, to answer not_modified).
+  static func request(_ spec: TransferSpec, partial: PartialFile, offset: Int64) -> JSONValue {
+    var validators: [(String, JSONValue)] = []
+    switch spec.request.condition {
+    case .resume(_, let held):
+      if let e = held.etag { validators.append(("etag", .string(e))) }
+      if let l = held.lastModified { validators.append(("last_modified", .string(l))) }
+    case .ifNoneMatch(let e, _): validators.append(("etag", .string(e)))
+    case .ifModifiedSince(let d): validators.append(("last_modified", .string(d)))
+    case .none: break
+    }
+    let headers: [(String, JSONValue)] = spec.headers.map { line in
+      let colon = line.firstIndex(of: ":") ?? line.endIndex
+      let value = colon < line.endIndex ? String(line[line.index(after: colon)...]).trimmingWhitespace() : ""
+      return (String(line[..<colon]), .string(value))
+    }
+    return .object([
+      ("protocol", .int(Int64(ExternalSource.protocolVersion))), ("task", .string(spec.id)),
+      ("url", .string(spec.url)), ("partial_path", .string(PartialFile.path(for: partial.destination))),
+      ("offset", .int(offset)), ("validators", .object(validators)), ("headers", .object(headers)),
+    ])
+  }
+
+  /// Whatever it says, it must have written only through the partial's own
+  /// name, and never below the offset it was given. Nil when it did so.
+  private func misplacedWrites(_ partial: PartialFile, offset: Int64, destinationBefore: FileIdentity)
+    -> (why: String, retryable: Bool)?
+  {
+    if FileIdentity(path: partial.destination) != destinationBefore {
+      return (
+        "\(name) changed \(partial.destination) itself while it ran; a source plugin may write only to partial_path",
+        false
+      )
+    }
+    do throws(InstallError) { try partial.adoptExternalWrites() } catch {
+      return ("\(name) wrote outside its partial_path: \(error.message)", false)
+    }
+    guard partial.size >= offset else {
+      return ("\(name) cut the partial file below the offset it was given; starting over", true)
+    }
+    return nil
+  }
+
+  /// No result line: how it ended decides whether trying again may help.
+  private func noAnswer(_ run: Subprocess.Result, last: String) -> (why: String, retryable: Bool) {
+    let code = run.status ?? 0
+    if code != 0 {
+      let how = code > 128 ? "crashed (\(run.failure(timeout: 0)))" : "failed (exit \(code))"
+      return ("\(name) \(how) without a result\(run.stderrSuffix)", code == 75 || code > 128)
+    }
+    let shown = last.isEmpty ? "nothing" : "'\(String(last.prefix(120)))'"
+    return (
+      "\(name) printed no JSON result (the last line of its stdout must be one JSON object; got \(shown))", false
+    )
+  }
+
+  /// What its result says: complete (the bytes are hashed as written),
+  /// not_modified, or failed.
+  private func outcome(
+    _ answer: JSONValue, run: Subprocess.Result, spec: TransferSpec, partial: PartialFile, result: TransferResult
+  ) -> TransferResult {
+    var result = result
     let status = answer["status"]?.stringValue
-    let errorText = answer["error"]?.stringValue.map { $0.isEmpty ? nil : $0 } ?? nil
     if status != "failed" && run.status != 0 {
-      return failed(
+      return result.failing(
         "\(name) exited \(run.status ?? -1) after reporting '\(status ?? "?")'\(run.stderrSuffix)", retryable: false)
     }
     switch status {
     case "complete":
       if let n = answer["bytes"]?.intValue, n != result.received {
-        partial.discard()
-        result.partial = nil
-        return failed(
+        return result.discarding(partial).failing(
           "\(name) reported \(n) bytes but the partial file grew by \(result.received)", retryable: true)
       }
       // Hash what is in the file now: the plugin wrote it, not us.
       spec.hasher.reset()
       guard partial.hashExisting(into: spec.hasher) else {
-        return failed("cannot read back the partial file of \(partial.destination)", retryable: true)
+        return result.failing("cannot read back the partial file of \(partial.destination)", retryable: true)
       }
       result.outcome = .complete
       return result
     case "not_modified":
-      partial.discard()
-      result.partial = nil
+      result = result.discarding(partial)
       result.outcome = .notModified
       return result
     case "failed":
       let retryable = answer["retryable"].map { $0 == .bool(true) } ?? false
+      let errorText = answer["error"]?.stringValue.map { $0.isEmpty ? nil : $0 } ?? nil
       let why = errorText ?? (run.stderr.isEmpty ? "failed" : run.stderr)
-      return failed("\(name): \(why)", retryable: retryable)
+      return result.failing("\(name): \(why)", retryable: retryable)
     default:
-      return failed(
+      return result.failing(
         "\(name) answered status \(answer["status"]?.serialized() ?? "nothing"); expected complete, not_modified or failed",
         retryable: false)
     }
+  }
+}
+
+extension TransferResult {
+  /// This result, failed.
+  func failing(_ why: String, retryable: Bool) -> TransferResult {
+    var r = self
+    r.outcome = .failed(why, retryable: retryable)
+    return r
+  }
+
+  func failing(_ failure: (why: String, retryable: Bool)) -> TransferResult {
+    failing(failure.why, retryable: failure.retryable)
+  }
+
+  /// This result without its partial, which is removed.
+  func discarding(_ partial: PartialFile) -> TransferResult {
+    partial.discard()
+    var r = self
+    r.partial = nil
+    return r
   }
 }
 
