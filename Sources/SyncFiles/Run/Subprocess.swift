@@ -45,7 +45,52 @@ public enum Subprocess {
     _ argv: [String], environment extra: [String: String], stdin input: [UInt8]? = nil, timeout: Double,
     captureStdout: Bool = false, watch: (() -> String?)? = nil
   ) -> Result {
-    guard let exe = argv.first else { return Result(status: nil, stderr: "empty command", timedOut: false) }
+    let child: Child
+    do throws(SpawnFailure) { child = try spawn(argv, environment: extra, captureStdout: captureStdout) } catch {
+      return Result(status: nil, stderr: error.message, timedOut: false)
+    }
+    if let input {
+      // A child that does not read its stdin must not block us: write what the pipe takes.
+      _ = fcntl(child.stdin, F_SETFL, O_NONBLOCK)
+      _ = input.withUnsafeBytes { write(child.stdin, $0.baseAddress, $0.count) }
+    }
+    close(child.stdin)
+    var guardian = Guardian(pid: child.pid, end: monotonicSeconds() + timeout, watch: watch)
+    var result = Result(status: nil, stderr: "", timedOut: false)
+    let captured = drain(child, into: &result, guardian: &guardian)
+    var status: Int32 = 0
+    while true {
+      // The pipes closed: the child is ending; still bound the wait.
+      let w = waitpid(child.pid, &status, WNOHANG)
+      if w == child.pid || (w < 0 && errno != EINTR) { break }
+      _ = guardian.check()
+      usleep(2000)
+    }
+    result.timedOut = guardian.timedOut
+    result.stoppedBecause = guardian.stoppedBecause
+    result.status = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    result.stderr = String(decoding: captured, as: UTF8.self).trimmingWhitespace()
+    return result
+  }
+
+  /// A started child: its pid and our ends of its pipes.
+  struct Child {
+    var pid: pid_t
+    var stdin: Int32
+    var stderr: Int32
+    var stdout: Int32?
+  }
+
+  struct SpawnFailure: Error {
+    var message: String
+  }
+
+  /// Starts `argv` in a process group of its own, with default signal
+  /// handling, stdin and stderr piped, stdout piped or sent to our stderr.
+  static func spawn(_ argv: [String], environment extra: [String: String], captureStdout: Bool)
+    throws(SpawnFailure) -> Child
+  {
+    guard let exe = argv.first else { throw SpawnFailure(message: "empty command") }
     var inPipe: [Int32] = [-1, -1]
     var errPipe: [Int32] = [-1, -1]
     var outPipe: [Int32] = [-1, -1]
@@ -53,7 +98,7 @@ public enum Subprocess {
       !captureStdout || sf_pipe_cloexec(&outPipe) == 0
     else {
       for fd in inPipe + errPipe + outPipe where fd >= 0 { close(fd) }
-      return Result(status: nil, stderr: "cannot create a pipe: \(errnoText())", timedOut: false)
+      throw SpawnFailure(message: "cannot create a pipe: \(errnoText())")
     }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -90,44 +135,23 @@ public enum Subprocess {
       close(inPipe[1])
       close(errPipe[0])
       if captureStdout { close(outPipe[0]) }
-      return Result(status: nil, stderr: "cannot run \(exe): \(String(cString: strerror(rc)))", timedOut: false)
+      throw SpawnFailure(message: "cannot run \(exe): \(String(cString: strerror(rc)))")
     }
-    if let input {
-      // A child that does not read its stdin must not block us: write what the pipe takes.
-      _ = fcntl(inPipe[1], F_SETFL, O_NONBLOCK)
-      _ = input.withUnsafeBytes { write(inPipe[1], $0.baseAddress, $0.count) }
-    }
-    close(inPipe[1])
+    return Child(pid: pid, stdin: inPipe[1], stderr: errPipe[0], stdout: captureStdout ? outPipe[0] : nil)
+  }
 
-    var result = Result(status: nil, stderr: "", timedOut: false)
+  /// Reads the child's stderr (kept up to 64 KiB, returned) and stdout (up
+  /// to 1 MiB, into `result`) until both close, stopping the child when it
+  /// overstays; closes both.
+  static func drain(_ child: Child, into result: inout Result, guardian: inout Guardian) -> [UInt8] {
     var captured: [UInt8] = []
-    let end = monotonicSeconds() + timeout
-    var killAt: Double? = nil
-    var open = [errPipe[0]] + (captureStdout ? [outPipe[0]] : [])
+    var open = [child.stderr] + (child.stdout.map { [$0] } ?? [])
     var buf = [UInt8](repeating: 0, count: 65536)
-    func stop(_ why: String?) {
-      guard killAt == nil else { return }
-      if let why { result.stoppedBecause = why } else { result.timedOut = true }
-      kill(-pid, SIGTERM)
-      killAt = monotonicSeconds() + 2
-    }
-    // Read until both pipes close, stopping the child when it overstays.
     while !open.isEmpty {
-      let now = monotonicSeconds()
-      if let k = killAt {
-        if now >= k {
-          kill(-pid, SIGKILL)
-          // Something that escaped the group may hold the pipes: do not wait for it.
-          if now >= k + 2 { break }
-        }
-      } else if now >= end {
-        stop(nil)
-      } else if let why = watch?() {
-        stop(why)
-      }
+      // Something that escaped the group may hold the pipes: do not wait for it.
+      if guardian.check() { break }
       var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-      let r = poll(
-        &fds, nfds_t(fds.count), watch == nil && killAt == nil ? Int32(min(max(end - now, 0), 1) * 1000) : 100)
+      let r = poll(&fds, nfds_t(fds.count), guardian.pollMilliseconds)
       if r < 0 && errno == EINTR { continue }
       for f in fds where f.revents != 0 {
         let n = buf.withUnsafeMutableBytes { read(f.fd, $0.baseAddress, $0.count) }
@@ -135,32 +159,54 @@ public enum Subprocess {
           open.removeAll { $0 == f.fd }
           continue
         }
-        if f.fd == errPipe[0] {
+        if f.fd == child.stderr {
           if captured.count < 64 * 1024 { captured += buf[0..<n] }
         } else if result.stdout.count < 1 << 20 {
           result.stdout += buf[0..<n]
         }
       }
     }
-    close(errPipe[0])
-    if captureStdout { close(outPipe[0]) }
-    var status: Int32 = 0
-    while true {
-      // The pipes closed: the child is ending; still bound the wait.
-      let w = waitpid(pid, &status, WNOHANG)
-      if w == pid || (w < 0 && errno != EINTR) { break }
+    close(child.stderr)
+    if let out = child.stdout { close(out) }
+    return captured
+  }
+
+  /// Stops a child that overstays its timeout or that `watch` wants stopped:
+  /// SIGTERM to its process group, SIGKILL two seconds later.
+  struct Guardian {
+    let pid: pid_t
+    let end: Double
+    let watch: (() -> String?)?
+    var killAt: Double? = nil
+    var timedOut = false
+    var stoppedBecause: String? = nil
+
+    /// Stops or kills the child when it is time; true once SIGKILL has had
+    /// two seconds (nothing left to wait for).
+    mutating func check() -> Bool {
       let now = monotonicSeconds()
       if let k = killAt {
         if now >= k { kill(-pid, SIGKILL) }
-      } else if now >= end {
+        return now >= k + 2
+      }
+      if now >= end {
         stop(nil)
       } else if let why = watch?() {
         stop(why)
       }
-      usleep(2000)
+      return false
     }
-    result.status = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    result.stderr = String(decoding: captured, as: UTF8.self).trimmingWhitespace()
-    return result
+
+    mutating func stop(_ why: String?) {
+      guard killAt == nil else { return }
+      if let why { stoppedBecause = why } else { timedOut = true }
+      kill(-pid, SIGTERM)
+      killAt = monotonicSeconds() + 2
+    }
+
+    /// Up to a second when only the timeout is watched; a tenth otherwise.
+    var pollMilliseconds: Int32 {
+      watch == nil && killAt == nil ? Int32(min(max(end - monotonicSeconds(), 0), 1) * 1000) : 100
+    }
   }
 }
