@@ -314,13 +314,12 @@ struct ManifestDecoder {
 
   // MARK: - URLs
 
+  /// Checks a URL value (after `${VAR}` expansion) and reads its scheme,
+  /// host and port; messages never show what a variable produced.
   mutating func url(_ node: YAMLNode, _ what: String) -> SourceURL? {
     guard let raw = string(node, what), let expanded = expand(node, raw, what) else { return nil }
     let value = expanded.revealed
     let shown = expanded.template
-    let secret = expanded.hasSecret
-    /// A part of the expanded URL, quoted for a message, or hidden when a ${VAR} may have produced it.
-    func part(_ p: some StringProtocol) -> String { secret ? "(after ${VAR} expansion)" : "'\(p)'" }
     if value.isEmpty {
       error(node.mark, "\(what) is empty")
       return nil
@@ -347,86 +346,104 @@ struct ManifestDecoder {
     let scheme = value[..<colon].lowercased()
     let rest = value[value.index(after: colon)...]
     switch scheme {
-    case "http", "https":
-      guard rest.hasPrefix("//") else {
-        error(node.mark, "\(what) '\(shown)' must start with \(secret ? "a scheme and //" : scheme + "://")")
-        return nil
-      }
-      guard let auth = authority(rest.dropFirst(2), node: node, what: what, shown: shown, secret: secret) else {
-        return nil
-      }
-      guard !auth.host.isEmpty else {
-        error(node.mark, "\(what) '\(shown)' has no host")
-        return nil
-      }
-      let port = auth.port ?? (scheme == "https" ? 443 : 80)
-      var display = shown
-      if let user = auth.userinfo {
-        if user.contains(":") && !shownUserinfo(shown).contains("${") {
-          warning(
-            node.mark,
-            "\(what) carries a password in clear; send credentials in a header from the environment, as in headers: { Authorization: \"Basic ${CREDENTIALS}\" }"
-          )
-        }
-        display = redactPassword(shown)
-      }
-      return SourceURL(
-        scheme: scheme, text: expanded, host: auth.host.lowercased(), port: port, display: display)
-    case "file":
-      var path: String
-      if rest.hasPrefix("//") {
-        let afterSlashes = rest.dropFirst(2)
-        let slash = afterSlashes.firstIndex(of: "/") ?? afterSlashes.endIndex
-        let host = afterSlashes[..<slash]
-        if !host.isEmpty && host.lowercased() != "localhost" {
-          error(node.mark, "\(what) '\(shown)': file URLs name a local path; host \(part(host)) is not supported")
-          return nil
-        }
-        path = String(afterSlashes[slash...])
-      } else if rest.hasPrefix("/") {
-        path = String(rest)
-      } else {
-        // Extension: `file:data/x.csv` is relative to the manifest's folder.
-        guard !rest.isEmpty else {
-          error(node.mark, "\(what) '\(shown)' names no file")
-          return nil
-        }
-        // `rest` is already percent-encoded (it is a URL reference); the folder is not.
-        let encodedFolder = String(Paths.fileURL(forAbsolutePath: folder).dropFirst("file://".count))
-        path = Paths.normalize(String(rest), relativeTo: encodedFolder)
-        let text = ExpandedString(
-          template: expanded.template, value: "file://" + path, hasSecret: expanded.hasSecret)
-        return SourceURL(scheme: "file", text: text, host: "", port: nil, display: shown)
-      }
-      if path.isEmpty || path == "/" || path.hasSuffix("/") {
-        error(node.mark, "\(what) '\(shown)' names a folder, not a file")
-        return nil
-      }
-      let text = ExpandedString(
-        template: expanded.template, value: "file://" + path, hasSecret: expanded.hasSecret)
-      return SourceURL(scheme: "file", text: text, host: "", port: nil, display: shown)
-    default:
-      let executable = PluginLocator.sourceExecutable(scheme: scheme)
-      if !plugins.servesScheme(scheme) {
-        error(
-          node.mark,
-          secret
-            ? "\(what) '\(shown)': no plugin serves its scheme (after ${VAR} expansion) (built in: \(plugins.builtInSchemes.joined(separator: ", ")))"
-            : "no plugin serves '\(scheme):' URLs: looked for an executable '\(executable)' in SYNCFILES_PLUGIN_PATH and PATH (built in: \(plugins.builtInSchemes.joined(separator: ", ")))"
-        )
-        return nil
-      }
-      var host = ""
-      var port: Int? = nil
-      if rest.hasPrefix("//"),
-        let auth = authority(rest.dropFirst(2), node: node, what: what, shown: shown, secret: secret)
-      {
-        host = auth.host.lowercased()
-        port = auth.port
-      }
-      return SourceURL(
-        scheme: scheme, text: expanded, host: host, port: port, display: redactPassword(shown))
+    case "http", "https": return httpURL(node, what, scheme: scheme, rest: rest, expanded: expanded)
+    case "file": return fileURL(node, what, rest: rest, expanded: expanded)
+    default: return pluginURL(node, what, scheme: scheme, rest: rest, expanded: expanded)
     }
+  }
+
+  private mutating func httpURL(
+    _ node: YAMLNode, _ what: String, scheme: String, rest: Substring, expanded: ExpandedString
+  ) -> SourceURL? {
+    let (shown, secret) = (expanded.template, expanded.hasSecret)
+    guard rest.hasPrefix("//") else {
+      error(node.mark, "\(what) '\(shown)' must start with \(secret ? "a scheme and //" : scheme + "://")")
+      return nil
+    }
+    guard let auth = authority(rest.dropFirst(2), node: node, what: what, shown: shown, secret: secret) else {
+      return nil
+    }
+    guard !auth.host.isEmpty else {
+      error(node.mark, "\(what) '\(shown)' has no host")
+      return nil
+    }
+    let port = auth.port ?? (scheme == "https" ? 443 : 80)
+    var display = shown
+    if let user = auth.userinfo {
+      if user.contains(":") && !shownUserinfo(shown).contains("${") {
+        warning(
+          node.mark,
+          "\(what) carries a password in clear; send credentials in a header from the environment, as in headers: { Authorization: \"Basic ${CREDENTIALS}\" }"
+        )
+      }
+      display = redactPassword(shown)
+    }
+    return SourceURL(scheme: scheme, text: expanded, host: auth.host.lowercased(), port: port, display: display)
+  }
+
+  /// `file:///abs`, `file://localhost/abs`, `file:/abs`, or (an extension)
+  /// `file:rel/path`, relative to the manifest's folder.
+  private mutating func fileURL(_ node: YAMLNode, _ what: String, rest: Substring, expanded: ExpandedString)
+    -> SourceURL?
+  {
+    let shown = expanded.template
+    var path: String
+    if rest.hasPrefix("//") {
+      let afterSlashes = rest.dropFirst(2)
+      let slash = afterSlashes.firstIndex(of: "/") ?? afterSlashes.endIndex
+      let host = afterSlashes[..<slash]
+      if !host.isEmpty && host.lowercased() != "localhost" {
+        // A part of the expanded URL is hidden when a ${VAR} may have produced it.
+        let named = expanded.hasSecret ? "(after ${VAR} expansion)" : "'\(host)'"
+        error(node.mark, "\(what) '\(shown)': file URLs name a local path; host \(named) is not supported")
+        return nil
+      }
+      path = String(afterSlashes[slash...])
+    } else if rest.hasPrefix("/") {
+      path = String(rest)
+    } else {
+      guard !rest.isEmpty else {
+        error(node.mark, "\(what) '\(shown)' names no file")
+        return nil
+      }
+      // `rest` is already percent-encoded (it is a URL reference); the folder is not.
+      let encodedFolder = String(Paths.fileURL(forAbsolutePath: folder).dropFirst("file://".count))
+      path = Paths.normalize(String(rest), relativeTo: encodedFolder)
+      let text = ExpandedString(template: expanded.template, value: "file://" + path, hasSecret: expanded.hasSecret)
+      return SourceURL(scheme: "file", text: text, host: "", port: nil, display: shown)
+    }
+    if path.isEmpty || path == "/" || path.hasSuffix("/") {
+      error(node.mark, "\(what) '\(shown)' names a folder, not a file")
+      return nil
+    }
+    let text = ExpandedString(template: expanded.template, value: "file://" + path, hasSecret: expanded.hasSecret)
+    return SourceURL(scheme: "file", text: text, host: "", port: nil, display: shown)
+  }
+
+  /// A scheme a source plugin serves; its host and port when it has an authority.
+  private mutating func pluginURL(
+    _ node: YAMLNode, _ what: String, scheme: String, rest: Substring, expanded: ExpandedString
+  ) -> SourceURL? {
+    let (shown, secret) = (expanded.template, expanded.hasSecret)
+    let executable = PluginLocator.sourceExecutable(scheme: scheme)
+    if !plugins.servesScheme(scheme) {
+      error(
+        node.mark,
+        secret
+          ? "\(what) '\(shown)': no plugin serves its scheme (after ${VAR} expansion) (built in: \(plugins.builtInSchemes.joined(separator: ", ")))"
+          : "no plugin serves '\(scheme):' URLs: looked for an executable '\(executable)' in SYNCFILES_PLUGIN_PATH and PATH (built in: \(plugins.builtInSchemes.joined(separator: ", ")))"
+      )
+      return nil
+    }
+    var host = ""
+    var port: Int? = nil
+    if rest.hasPrefix("//"),
+      let auth = authority(rest.dropFirst(2), node: node, what: what, shown: shown, secret: secret)
+    {
+      host = auth.host.lowercased()
+      port = auth.port
+    }
+    return SourceURL(scheme: scheme, text: expanded, host: host, port: port, display: redactPassword(shown))
   }
 
   private mutating func authority(
