@@ -7,8 +7,6 @@
 // these and nothing variadic.
 
 typedef size_t (*sf_curl_data_cb)(char *ptr, size_t size, size_t nmemb, void *userdata);
-typedef int (*sf_curl_xferinfo_cb)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
-                                   curl_off_t ultotal, curl_off_t ulnow);
 
 static inline CURLcode sf_easy_setopt_long(CURL *h, CURLoption o, long v) {
   return curl_easy_setopt(h, o, v);
@@ -39,10 +37,6 @@ static const int sf_info_header_out = CURLINFO_HEADER_OUT;
 static const int sf_error_size = CURL_ERROR_SIZE;
 static const long sf_netrc_optional = CURL_NETRC_OPTIONAL;
 
-static inline CURLcode sf_easy_setopt_xferinfo_cb(CURL *h, sf_curl_xferinfo_cb v) {
-  return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v);
-}
-
 // Returned by a write callback to pause the transfer (the rate cap); the
 // same bytes are delivered again after curl_easy_pause(h, CURLPAUSE_CONT).
 static const size_t sf_writefunc_pause = CURL_WRITEFUNC_PAUSE;
@@ -60,10 +54,6 @@ static inline CURLcode sf_easy_getinfo_string(CURL *h, CURLINFO i, const char **
   *out = p;
   return rc;
 }
-static inline CURLcode sf_easy_getinfo_pointer(CURL *h, CURLINFO i, void **out) {
-  return curl_easy_getinfo(h, i, out);
-}
-
 static inline CURLMcode sf_multi_setopt_long(CURLM *m, CURLMoption o, long v) {
   return curl_multi_setopt(m, o, v);
 }
@@ -80,8 +70,5 @@ static inline const char *sf_curl_version_string(void) {
 static inline const char *sf_curl_ssl_version_string(void) {
   const char *s = curl_version_info(CURLVERSION_NOW)->ssl_version;
   return s ? s : "";
-}
-static inline int sf_curl_has_http2(void) {
-  return (curl_version_info(CURLVERSION_NOW)->features & CURL_VERSION_HTTP2) != 0;
 }
 #endif

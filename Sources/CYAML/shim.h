@@ -35,7 +35,4 @@ static inline const char *sf_yaml_mapping_anchor(const yaml_event_t *e) {
 static inline const char *sf_yaml_mapping_tag(const yaml_event_t *e) {
   return (const char *)e->data.mapping_start.tag;
 }
-static inline int sf_yaml_document_implicit_start(const yaml_event_t *e) {
-  return e->data.document_start.implicit;
-}
 #endif

@@ -85,7 +85,8 @@ struct Apply: ParsableCommand {
       writer = try JournalWriter(path: journalPath)
     } catch {
       Output.error("syncfiles: \(error.message)")
-      throw ExitCode(error.kind == .locked ? 3 : 2)
+      if case .locked = error { throw ExitCode(3) }
+      throw ExitCode(2)
     }
     if let note = writer.recovered { Output.error("syncfiles: \(note)") }
     let journal = SessionJournal(writer)

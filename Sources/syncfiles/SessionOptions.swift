@@ -87,7 +87,7 @@ struct LoadedSession {
     var probe = RemoteProbe.Options(parallel: plan.limits.parallel ?? Limits.defaultParallel)
     probe.environment = NetworkEnvironment(environment: Runtime.environment)
     if verbose { probe.verbose = { Output.error($0) } }
-    let refined = Planner.refine(
+    let refined = RemoteRefinement.refine(
       plan, facts: facts, secrets: Secrets(all: set.manifests.map(\.secrets)), options: probe)
     return (refined, facts)
   }

@@ -1,15 +1,10 @@
-import CLinux
+internal import CLinux
 
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
-public struct InstallError: Error, Sendable, CustomStringConvertible {
-  public var message: String
-  public var description: String { message }
-}
 
 /// A partial file being written for one destination, and its atomic install.
 ///
@@ -43,7 +38,7 @@ public final class PartialFile: @unchecked Sendable {
     destination = root + "/" + relative
     let parts = relative.split(separator: "/").map(String.init)
     guard let last = parts.last, !parts.contains(".."), !parts.contains(".") else {
-      throw InstallError(message: "destination '\(relative)' is not a normalized path inside root")
+      throw .notNormalized(relative: relative)
     }
     name = last
     partialName = PartialFile.partialName(for: last)
@@ -68,9 +63,9 @@ public final class PartialFile: @unchecked Sendable {
       }
     }
     guard opened >= 0 else {
-      let e = errnoText()
+      let e = Errno(errno)
       close(dir)
-      throw InstallError(message: "cannot create the partial file for \(destination): \(e)")
+      throw .system(doing: "cannot create the partial file for", path: destination, errno: e)
     }
     fd = opened
     var st = stat()
@@ -99,25 +94,23 @@ public final class PartialFile: @unchecked Sendable {
     if dir < 0 && errno == ENOENT && create {
       // Created on first use only: no mkdir calls for every file of a run.
       guard FileIO.makeFolders(root) else {
-        throw InstallError(message: "cannot create root \(root): \(errnoText())")
+        throw .system(doing: "cannot create root", path: root, errno: Errno(errno))
       }
       dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     }
-    guard dir >= 0 else { throw InstallError(message: "cannot open root \(root): \(errnoText())") }
+    guard dir >= 0 else { throw .system(doing: "cannot open root", path: root, errno: Errno(errno)) }
     for component in parts {
       if create && mkdirat(dir, component, 0o755) != 0 && errno != EEXIST {
-        let e = errnoText()
+        let e = Errno(errno)
         close(dir)
-        throw InstallError(message: "cannot create folder '\(component)' for \(destination): \(e)")
+        throw .system(doing: "cannot create folder '\(component)' for", path: destination, errno: e)
       }
       let next = openat(dir, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
       let err = errno
       close(dir)
       guard next >= 0 else {
-        let why =
-          err == ELOOP || err == ENOTDIR
-          ? "is a symlink or not a folder; refusing to follow it" : String(cString: strerror(err))
-        throw InstallError(message: "'\(component)' on the way to \(destination) \(why)")
+        if err == ELOOP || err == ENOTDIR { throw .unsafeFolder(component: component, destination: destination) }
+        throw .system(doing: "cannot open '\(component)' on the way to", path: destination, errno: Errno(err))
       }
       dir = next
     }
@@ -134,14 +127,18 @@ public final class PartialFile: @unchecked Sendable {
     let dir = try openFolder(root: root, parts: parts.dropLast(), create: false, for: destination)
     defer { close(dir) }
     let fd = openat(dir, last, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard fd >= 0 else { throw InstallError(message: "cannot open \(destination) to set its mode: \(errnoText())") }
+    guard fd >= 0 else {
+      throw .system(doing: "cannot open", path: destination, errno: Errno(errno), detail: " to set its mode")
+    }
     defer { close(fd) }
     var st = stat()
     guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
-      throw InstallError(message: "\(destination) is not a regular file; its mode is left alone")
+      throw .notRegularFile(path: destination, consequence: "is not a regular file; its mode is left alone")
     }
     guard fchmod(fd, mode_t(mode)) == 0 else {
-      throw InstallError(message: "cannot set the mode of \(destination) to \(String(mode, radix: 8)): \(errnoText())")
+      throw .system(
+        doing: "cannot set the mode of", path: destination, errno: Errno(errno), detail: " to \(String(mode, radix: 8))"
+      )
     }
   }
 
@@ -155,14 +152,14 @@ public final class PartialFile: @unchecked Sendable {
     defer { close(dir) }
     let name = partialName(for: last)
     guard unlinkat(dir, name, 0) == 0 || errno == ENOENT else {
-      throw InstallError(message: "cannot remove the stale partial file of \(root)/\(relative): \(errnoText())")
+      throw .system(doing: "cannot remove the stale partial file of", path: root + "/" + relative, errno: Errno(errno))
     }
   }
 
   /// Appends bytes to the partial file.
   public func write(_ bytes: [UInt8]) throws(InstallError) {
     guard FileIO.writeAll(fd, bytes) else {
-      throw InstallError(message: "cannot write the partial file of \(destination): \(errnoText())")
+      throw .system(doing: "cannot write the partial file of", path: destination, errno: Errno(errno))
     }
     size += Int64(bytes.count)
   }
@@ -172,7 +169,7 @@ public final class PartialFile: @unchecked Sendable {
   /// works while the network does and the fsync at commit finds little left.
   public func write(_ buffer: UnsafeRawBufferPointer) throws(InstallError) {
     guard FileIO.writeAll(fd, buffer) else {
-      throw InstallError(message: "cannot write the partial file of \(destination): \(errnoText())")
+      throw .system(doing: "cannot write the partial file of", path: destination, errno: Errno(errno))
     }
     size += Int64(buffer.count)
     if size - writebackFrom >= Self.writebackStep {
@@ -199,11 +196,13 @@ public final class PartialFile: @unchecked Sendable {
   /// and write. The caller commits it as any partial.
   public func fill(from source: String) throws(InstallError) -> FillMethod {
     let src = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-    guard src >= 0 else { throw InstallError(message: "cannot read \(source) to copy it: \(errnoText())") }
+    guard src >= 0 else {
+      throw .system(doing: "cannot read", path: source, errno: Errno(errno), detail: " to copy it")
+    }
     defer { close(src) }
     var st = stat()
     guard fstat(src, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
-      throw InstallError(message: "cannot copy \(source): not a regular file")
+      throw .notRegularFile(path: source, consequence: "is not a regular file; it cannot be copied")
     }
     let length = Int64(st.st_size)
     try truncate()
@@ -211,7 +210,7 @@ public final class PartialFile: @unchecked Sendable {
     // copy_file_range refuse: a second one, without it, does the copy.
     let out = openat(folderFD, partialName, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
     guard out >= 0 else {
-      throw InstallError(message: "cannot open the partial file of \(destination): \(errnoText())")
+      throw .system(doing: "cannot open the partial file of", path: destination, errno: Errno(errno))
     }
     defer { close(out) }
     if sf_clone_file(out, src) == 0 {
@@ -233,12 +232,13 @@ public final class PartialFile: @unchecked Sendable {
       }
       if n < 0 && errno == EINTR { continue }
       guard n > 0 else {
-        throw InstallError(message: "cannot read \(source) to copy it: \(n < 0 ? errnoText() : "it shrank")")
+        if n == 0 { throw .sourceShrank(source: source) }
+        throw .system(doing: "cannot read", path: source, errno: Errno(errno), detail: " to copy it")
       }
       let ok = buf.withUnsafeBytes {
         FileIO.writeAll(out, UnsafeRawBufferPointer(rebasing: $0[0..<n]), at: Int(copied))
       }
-      guard ok else { throw InstallError(message: "cannot write the partial file of \(destination): \(errnoText())") }
+      guard ok else { throw .system(doing: "cannot write the partial file of", path: destination, errno: Errno(errno)) }
       copied += Int64(n)
     }
     size = length
@@ -246,13 +246,7 @@ public final class PartialFile: @unchecked Sendable {
   }
 
   /// Cuts the partial back to empty (a server that ignored Range sends the whole body).
-  public func truncate() throws(InstallError) {
-    guard ftruncate(fd, 0) == 0 else {
-      throw InstallError(message: "cannot truncate the partial file of \(destination): \(errnoText())")
-    }
-    size = 0
-    writebackFrom = 0
-  }
+  public func truncate() throws(InstallError) { try truncate(to: 0) }
 
   /// fsync, set `mode`, rename over the destination, fsync the folder. On any
   /// failure the partial is discarded (after a failed fsync its pages may be
@@ -265,10 +259,10 @@ public final class PartialFile: @unchecked Sendable {
 
   /// Makes the partial's bytes durable (step 1 of `commit`). A failure discards it.
   public func flush() throws(InstallError) {
-    guard fsync(fd) == 0 else {
-      let e = errnoText()
+    try Syscall.check({ fsync(fd) }) { e in
       discard()
-      throw InstallError(message: "cannot flush \(destination) to disk: \(e); the old file is kept")
+      return InstallError.system(
+        doing: "cannot flush", path: destination, errno: e, detail: " to disk", consequence: "; the old file is kept")
     }
   }
 
@@ -281,18 +275,19 @@ public final class PartialFile: @unchecked Sendable {
       let kind = st.st_mode & S_IFMT
       if kind != S_IFREG && kind != S_IFLNK {
         discard()
-        throw InstallError(message: "\(destination) exists and is not a regular file; refusing to replace it")
+        throw .notRegularFile(
+          path: destination, consequence: "exists and is not a regular file; refusing to replace it")
       }
     }
-    if fchmod(fd, mode_t(mode ?? 0o644)) != 0 {
-      let e = errnoText()
+    try Syscall.check({ fchmod(fd, mode_t(mode ?? 0o644)) }) { e in
       discard()
-      throw InstallError(message: "cannot set the mode of \(destination): \(e); the old file is kept")
+      return InstallError.system(
+        doing: "cannot set the mode of", path: destination, errno: e, consequence: "; the old file is kept")
     }
-    guard renameat(folderFD, partialName, folderFD, name) == 0 else {
-      let e = errnoText()
+    try Syscall.check({ renameat(folderFD, partialName, folderFD, name) }) { e in
       discard()
-      throw InstallError(message: "cannot install \(destination): \(e); the old file is kept")
+      return InstallError.system(
+        doing: "cannot install", path: destination, errno: e, consequence: "; the old file is kept")
     }
     close(fd)
     fd = -1
@@ -301,8 +296,8 @@ public final class PartialFile: @unchecked Sendable {
 
   /// Makes the rename durable (step 3 of `commit`).
   public func syncFolder() throws(InstallError) {
-    guard fsync(folderFD) == 0 else {
-      throw InstallError(message: "installed \(destination), but flushing its folder failed: \(errnoText())")
+    try Syscall.check({ fsync(folderFD) }) { e in
+      InstallError.system(doing: "installed", path: destination, errno: e, detail: ", but flushing its folder failed")
     }
   }
 
@@ -330,7 +325,7 @@ public final class PartialFile: @unchecked Sendable {
     if positionalFD >= 0 { return positionalFD }
     positionalFD = openat(folderFD, partialName, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
     guard positionalFD >= 0 else {
-      throw InstallError(message: "cannot open the partial file of \(destination): \(errnoText())")
+      throw .system(doing: "cannot open the partial file of", path: destination, errno: Errno(errno))
     }
     return positionalFD
   }
@@ -342,7 +337,9 @@ public final class PartialFile: @unchecked Sendable {
     let out = try positional()
     if length > size && sf_preallocate(out, length) != 0 {
       guard errno == EOPNOTSUPP || errno == ENOSYS, ftruncate(out, off_t(length)) == 0 else {
-        throw InstallError(message: "cannot make room for \(destination) (\(ByteSize.format(length))): \(errnoText())")
+        throw .system(
+          doing: "cannot make room for", path: destination, errno: Errno(errno),
+          detail: " (\(ByteSize.format(length)))")
       }
     }
     size = max(size, length)
@@ -351,7 +348,7 @@ public final class PartialFile: @unchecked Sendable {
   /// Writes a range's bytes at their offset (the partial was preallocated).
   public func write(_ buffer: UnsafeRawBufferPointer, at offset: Int64) throws(InstallError) {
     guard FileIO.writeAll(try positional(), buffer, at: Int(offset)) else {
-      throw InstallError(message: "cannot write the partial file of \(destination): \(errnoText())")
+      throw .system(doing: "cannot write the partial file of", path: destination, errno: Errno(errno))
     }
   }
 
@@ -363,8 +360,8 @@ public final class PartialFile: @unchecked Sendable {
   /// Cuts the partial back to `length` bytes (what one stream can continue
   /// from a segmented partial: its held prefix).
   public func truncate(to length: Int64) throws(InstallError) {
-    guard ftruncate(fd, off_t(length)) == 0 else {
-      throw InstallError(message: "cannot truncate the partial file of \(destination): \(errnoText())")
+    try Syscall.check({ ftruncate(fd, off_t(length)) }) { e in
+      InstallError.system(doing: "cannot truncate the partial file of", path: destination, errno: e)
     }
     size = length
     writebackFrom = min(writebackFrom, length)
@@ -390,13 +387,13 @@ public final class PartialFile: @unchecked Sendable {
     var mine = stat()
     var named = stat()
     guard fd >= 0, fstat(fd, &mine) == 0 else {
-      throw InstallError(message: "the partial file of \(destination) is gone")
+      throw .partialLost(destination: destination, how: .gone)
     }
     guard fstatat(folderFD, partialName, &named, AT_SYMLINK_NOFOLLOW) == 0 else {
-      throw InstallError(message: "the partial file of \(destination) was removed or renamed")
+      throw .partialLost(destination: destination, how: .moved)
     }
     guard (named.st_mode & S_IFMT) == S_IFREG, named.st_dev == mine.st_dev, named.st_ino == mine.st_ino else {
-      throw InstallError(message: "the partial file of \(destination) was replaced (by a symlink or another file)")
+      throw .partialLost(destination: destination, how: .replaced)
     }
     size = Int64(mine.st_size)
   }

@@ -4,13 +4,6 @@
   import Darwin
 #endif
 
-public struct JournalError: Error, Sendable, CustomStringConvertible {
-  public enum Kind: Sendable { case locked, notAJournal, io }
-  public var kind: Kind
-  public var message: String
-  public var description: String { message }
-}
-
 /// The journal: one append-only file of records, each one line
 /// `LENGTH CRC32 JSON\n` after a header line `syncfiles-journal 1`.
 /// A record holds the whole latest state of one task, so the last record
@@ -163,18 +156,18 @@ public final class JournalWriter {
     // A compaction killed before its rename leaves this behind: it is not the journal.
     unlink(path + ".compact")
     let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw JournalError(kind: .io, message: "cannot open journal \(path): \(errnoText())") }
+    guard fd >= 0 else { throw .system(doing: "cannot open journal", path: path, errno: Errno(errno)) }
     self.fd = fd
     let bytes: [UInt8]
     switch FileIO.readAll(path, limit: Int.max) {
     case .success(let b): bytes = b
     case .failure(let e):
       close(fd)
-      throw JournalError(kind: .io, message: "cannot read journal \(path): \(e.message)")
+      throw .unreadable(path: path, why: e.message)
     }
     guard let c = JournalFormat.decode(bytes) else {
       close(fd)
-      throw JournalError(kind: .notAJournal, message: "\(path) is not a syncfiles journal; refusing to touch it")
+      throw .notAJournal(path: path, refusing: true)
     }
     contents = c
     size = c.validLength
@@ -184,7 +177,7 @@ public final class JournalWriter {
       try append(Array(JournalFormat.header.utf8))
     } else if c.validLength < bytes.count {
       guard ftruncate(fd, off_t(c.validLength)) == 0 else {
-        throw JournalError(kind: .io, message: "cannot cut the torn tail of \(path): \(errnoText())")
+        throw .system(doing: "cannot cut the torn tail of", path: path, errno: Errno(errno))
       }
     }
     recovered = c.damageNote(path: path, rewritten: true)
@@ -195,7 +188,7 @@ public final class JournalWriter {
 
   private func append(_ bytes: [UInt8]) throws(JournalError) {
     guard FileIO.writeAll(fd, bytes, at: size) else {
-      throw JournalError(kind: .io, message: "cannot write journal \(path): \(errnoText())")
+      throw .system(doing: "cannot write journal", path: path, errno: Errno(errno))
     }
     size += bytes.count
   }
@@ -209,8 +202,7 @@ public final class JournalWriter {
 
   /// Makes every record so far durable.
   public func sync() throws(JournalError) {
-    guard fdatasync(fd) == 0 else {
-      throw JournalError(kind: .io, message: "cannot sync journal \(path): \(errnoText())")
+    try Syscall.check({ fdatasync(fd) }) { e in JournalError.system(doing: "cannot sync journal", path: path, errno: e)
     }
   }
 
@@ -224,25 +216,25 @@ public final class JournalWriter {
   public func compact() throws(JournalError) {
     let tmp = path + ".compact"
     let nfd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard nfd >= 0 else { throw JournalError(kind: .io, message: "cannot create \(tmp): \(errnoText())") }
+    guard nfd >= 0 else { throw .system(doing: "cannot create", path: tmp, errno: Errno(errno)) }
     var out = Array(JournalFormat.header.utf8)
     for id in contents.tasks.keys.sorted() { out += JournalFormat.line(contents.tasks[id]!.json) }
     guard FileIO.writeAll(nfd, out) else {
-      let reason = errnoText()
+      let e = Errno(errno)
       close(nfd)
       unlink(tmp)
-      throw JournalError(kind: .io, message: "cannot write \(tmp): \(reason)")
+      throw .system(doing: "cannot write", path: tmp, errno: e)
     }
     // After a failed fsync the pages may be dropped: never retry, discard the file.
-    guard fsync(nfd) == 0 else {
+    try Syscall.check({ fsync(nfd) }) { e in
       close(nfd)
       unlink(tmp)
-      throw JournalError(kind: .io, message: "cannot sync \(tmp): \(errnoText())")
+      return JournalError.system(doing: "cannot sync", path: tmp, errno: e)
     }
-    guard rename(tmp, path) == 0 else {
+    try Syscall.check({ rename(tmp, path) }) { e in
       close(nfd)
       unlink(tmp)
-      throw JournalError(kind: .io, message: "cannot replace \(path): \(errnoText())")
+      return JournalError.system(doing: "cannot replace", path: path, errno: e)
     }
     JournalWriter.syncFolder(of: path)
     close(fd)
@@ -257,7 +249,7 @@ public final class JournalWriter {
   static func makeFolder(of path: String) throws(JournalError) {
     let folder = Paths.folder(of: path)
     guard FileIO.makeFolders(folder) else {
-      throw JournalError(kind: .io, message: "cannot create folder \(folder) for the journal: \(errnoText())")
+      throw .system(doing: "cannot create folder", path: folder, errno: Errno(errno), detail: " for the journal")
     }
   }
 
@@ -278,11 +270,11 @@ public enum JournalReader {
     switch FileIO.readAll(path, limit: Int.max) {
     case .success(let bytes):
       guard let c = JournalFormat.decode(bytes) else {
-        throw JournalError(kind: .notAJournal, message: "\(path) is not a syncfiles journal")
+        throw .notAJournal(path: path, refusing: false)
       }
       return c
     case .failure(let e):
-      throw JournalError(kind: .io, message: "cannot read journal \(path): \(e.message)")
+      throw .unreadable(path: path, why: e.message)
     }
   }
 }
@@ -297,12 +289,12 @@ final class JournalLock {
   static func acquire(journal: String) throws(JournalError) -> JournalLock {
     let path = journal + ".lock"
     let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw JournalError(kind: .io, message: "cannot open lock \(path): \(errnoText())") }
+    guard fd >= 0 else { throw .system(doing: "cannot open lock", path: path, errno: Errno(errno)) }
     if flock(fd, LOCK_EX | LOCK_NB) != 0 {
       let holder = FileIO.readAll(path, limit: 64).map { String(decoding: $0, as: UTF8.self) }
       close(fd)
       let pid = (try? holder.get())?.split(separator: "\n").first.map(String.init) ?? "?"
-      throw JournalError(kind: .locked, message: "another syncfiles apply (pid \(pid)) holds the journal \(journal)")
+      throw .locked(journal: journal, holder: pid)
     }
     ftruncate(fd, 0)
     let text = Array("\(getpid())\n".utf8)

@@ -1,4 +1,4 @@
-import CYAML
+internal import CYAML
 
 /// Limits that keep hostile YAML from costing unbounded time or memory.
 /// Aliases are never copied: an alias shares its anchor's node, so memory

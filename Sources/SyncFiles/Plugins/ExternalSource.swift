@@ -70,15 +70,15 @@ final class ExternalTransport: Transport, @unchecked Sendable {
     result.partial = spec.partial
     let partial: PartialFile
     do throws(InstallError) { partial = try openPartial(spec) } catch {
-      return result.failing(error.message, retryable: false)
+      return result.failing(.partialFile(error))
     }
     result.partial = partial
     let offset = partial.size
     result.resumedFrom = offset
     let destinationBefore = FileIdentity(path: partial.destination)
     let run = runPlugin(spec, partial: partial, offset: offset, generation: gen)
-    if let (why, retryable) = misplacedWrites(partial, offset: offset, destinationBefore: destinationBefore) {
-      return result.discarding(partial).failing(why, retryable: retryable)
+    if let failure = misplacedWrites(partial, offset: offset, destinationBefore: destinationBefore) {
+      return result.discarding(partial).failing(.plugin(failure))
     }
     result.received = partial.size - offset
 
@@ -90,8 +90,12 @@ final class ExternalTransport: Transport, @unchecked Sendable {
     let answer: JSONValue? = if case .object = parsed { parsed } else { nil }
     if let v = answer?["protocol"], v.intValue != Int64(ExternalSource.protocolVersion) {
       return result.discarding(partial).failing(
-        "\(name) answered in protocol \(v.serialized()); this syncfiles speaks protocol \(ExternalSource.protocolVersion)",
-        retryable: false)
+        .plugin(
+          .brokeProtocol(
+            plugin: name,
+            what:
+              "answered in protocol \(v.serialized()); this syncfiles speaks protocol \(ExternalSource.protocolVersion)",
+            retryable: false)))
     }
     // A plugin's validators are its own word (no Date to weigh them by).
     let now = Validators(
@@ -101,7 +105,7 @@ final class ExternalTransport: Transport, @unchecked Sendable {
     if offset > 0, result.received > 0, let before = spec.request.ifRange, before != now.ifRange {
       result = result.discarding(partial)
       result.outcome =
-        run.stoppedBecause == "stopped"
+        run.stoppedBecause == .runStopping
         ? .stopped : .restart("\(name): the source's version changed during a resume; starting over")
       return result
     }
@@ -112,18 +116,18 @@ final class ExternalTransport: Transport, @unchecked Sendable {
       // The journal learns which version the partial's bytes belong to: they can be resumed.
       spec.onBody(head)
     }
-    if run.stoppedBecause == "stopped" {
+    if run.stoppedBecause == .runStopping {
       result.outcome = .stopped
       return result
     }
     guard run.status != nil else {
-      return result.failing("\(name) could not start\(run.stderrSuffix)", retryable: false)
+      return result.failing(.plugin(.couldNotStart(plugin: name, detail: run.stderrSuffix)))
     }
     if run.timedOut || run.stoppedBecause != nil {
       return result.failing(
-        "\(name) \(run.failure(timeout: 7 * 86400)); stopped it\(run.stderrSuffix)", retryable: true)
+        .plugin(.stopped(plugin: name, how: run.failure(timeout: 7 * 86400), detail: run.stderrSuffix)))
     }
-    guard let answer else { return result.failing(noAnswer(run, last: last)) }
+    guard let answer else { return result.failing(.plugin(noAnswer(run, last: last))) }
     return outcome(answer, run: run, spec: spec, partial: partial, result: result)
   }
 
@@ -151,7 +155,7 @@ final class ExternalTransport: Transport, @unchecked Sendable {
       stdin: Array((Self.request(spec, partial: partial, offset: offset).serialized() + "\n").utf8),
       timeout: 7 * 86400, captureStdout: true,
       watch: { [self] in
-        if lock.locked({ generation }) != gen { return "stopped" }
+        if lock.locked({ generation }) != gen { return .runStopping }
         let now = monotonicSeconds()
         let size = partial.currentSize()
         if size != lastSize {
@@ -159,7 +163,7 @@ final class ExternalTransport: Transport, @unchecked Sendable {
           lastSize = size
           lastGrowth = now
         } else if now - lastGrowth >= stall {
-          return "made no progress for \(Subprocess.Result.seconds(stall)) (timeout.stall)"
+          return .watcher("made no progress for \(Subprocess.Result.seconds(stall)) (timeout.stall)")
         }
         return nil
       })
@@ -196,34 +200,35 @@ final class ExternalTransport: Transport, @unchecked Sendable {
   /// Whatever it says, it must have written only through the partial's own
   /// name, and never below the offset it was given. Nil when it did so.
   private func misplacedWrites(_ partial: PartialFile, offset: Int64, destinationBefore: FileIdentity)
-    -> (why: String, retryable: Bool)?
+    -> PluginError?
   {
     if FileIdentity(path: partial.destination) != destinationBefore {
-      return (
-        "\(name) changed \(partial.destination) itself while it ran; a source plugin may write only to partial_path",
-        false
-      )
+      return .brokeProtocol(
+        plugin: name,
+        what: "changed \(partial.destination) itself while it ran; a source plugin may write only to partial_path",
+        retryable: false)
     }
     do throws(InstallError) { try partial.adoptExternalWrites() } catch {
-      return ("\(name) wrote outside its partial_path: \(error.message)", false)
+      return .brokeProtocol(plugin: name, what: "wrote outside its partial_path: \(error.message)", retryable: false)
     }
     guard partial.size >= offset else {
-      return ("\(name) cut the partial file below the offset it was given; starting over", true)
+      return .brokeProtocol(
+        plugin: name, what: "cut the partial file below the offset it was given; starting over", retryable: true)
     }
     return nil
   }
 
   /// No result line: how it ended decides whether trying again may help.
-  private func noAnswer(_ run: Subprocess.Result, last: String) -> (why: String, retryable: Bool) {
+  private func noAnswer(_ run: Subprocess.Result, last: String) -> PluginError {
     let code = run.status ?? 0
     if code != 0 {
       let how = code > 128 ? "crashed (\(run.failure(timeout: 0)))" : "failed (exit \(code))"
-      return ("\(name) \(how) without a result\(run.stderrSuffix)", code == 75 || code > 128)
+      return .ended(plugin: name, how: how, detail: run.stderrSuffix, retryable: code == 75 || code > 128)
     }
     let shown = last.isEmpty ? "nothing" : "'\(String(last.prefix(120)))'"
-    return (
-      "\(name) printed no JSON result (the last line of its stdout must be one JSON object; got \(shown))", false
-    )
+    return .brokeProtocol(
+      plugin: name, what: "printed no JSON result (the last line of its stdout must be one JSON object; got \(shown))",
+      retryable: false)
   }
 
   /// What its result says: complete (the bytes are hashed as written),
@@ -235,18 +240,24 @@ final class ExternalTransport: Transport, @unchecked Sendable {
     let status = answer["status"]?.stringValue
     if status != "failed" && run.status != 0 {
       return result.failing(
-        "\(name) exited \(run.status ?? -1) after reporting '\(status ?? "?")'\(run.stderrSuffix)", retryable: false)
+        .plugin(
+          .brokeProtocol(
+            plugin: name, what: "exited \(run.status ?? -1) after reporting '\(status ?? "?")'\(run.stderrSuffix)",
+            retryable: false)))
     }
     switch status {
     case "complete":
       if let n = answer["bytes"]?.intValue, n != result.received {
         return result.discarding(partial).failing(
-          "\(name) reported \(n) bytes but the partial file grew by \(result.received)", retryable: true)
+          .plugin(
+            .brokeProtocol(
+              plugin: name, what: "reported \(n) bytes but the partial file grew by \(result.received)", retryable: true
+            )))
       }
       // Hash what is in the file now: the plugin wrote it, not us.
       spec.hasher.reset()
       guard partial.hashExisting(into: spec.hasher) else {
-        return result.failing("cannot read back the partial file of \(partial.destination)", retryable: true)
+        return result.failing(.plugin(.unreadablePartial(path: partial.destination)))
       }
       result.outcome = .complete
       return result
@@ -258,25 +269,24 @@ final class ExternalTransport: Transport, @unchecked Sendable {
       let retryable = answer["retryable"].map { $0 == .bool(true) } ?? false
       let errorText = answer["error"]?.stringValue.map { $0.isEmpty ? nil : $0 } ?? nil
       let why = errorText ?? (run.stderr.isEmpty ? "failed" : run.stderr)
-      return result.failing("\(name): \(why)", retryable: retryable)
+      return result.failing(.plugin(.reported(plugin: name, why: why, retryable: retryable)))
     default:
+      let said = answer["status"]?.serialized() ?? "nothing"
       return result.failing(
-        "\(name) answered status \(answer["status"]?.serialized() ?? "nothing"); expected complete, not_modified or failed",
-        retryable: false)
+        .plugin(
+          .brokeProtocol(
+            plugin: name, what: "answered status \(said); expected complete, not_modified or failed", retryable: false))
+      )
     }
   }
 }
 
 extension TransferResult {
   /// This result, failed.
-  func failing(_ why: String, retryable: Bool) -> TransferResult {
+  func failing(_ failure: TransferError) -> TransferResult {
     var r = self
-    r.outcome = .failed(why, retryable: retryable)
+    r.outcome = .failed(failure)
     return r
-  }
-
-  func failing(_ failure: (why: String, retryable: Bool)) -> TransferResult {
-    failing(failure.why, retryable: failure.retryable)
   }
 
   /// This result without its partial, which is removed.

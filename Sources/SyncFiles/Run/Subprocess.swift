@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 
 #if canImport(Glibc)
   import Glibc
@@ -11,6 +11,14 @@ import CLinux
 /// signal handling and an empty signal mask, and inherits no lock (every
 /// descriptor syncfiles opens is close-on-exec).
 public enum Subprocess {
+  /// Why `watch` stops a child before its end.
+  public enum StopReason: Sendable, Hashable {
+    /// The run is stopping (a signal, the deadline): what was done is kept.
+    case runStopping
+    /// The watcher's own reason, in a user's words ("made no progress for 30s").
+    case watcher(String)
+  }
+
   public struct Result: Sendable {
     /// Exit status, or 128+signal when killed; nil when it could not start.
     public var status: Int32?
@@ -19,13 +27,17 @@ public enum Subprocess {
     /// Captured stdout (at most 1 MiB), when asked for.
     public var stdout: [UInt8] = []
     /// Why `watch` had it stopped, if it did.
-    public var stoppedBecause: String? = nil
+    public var stoppedBecause: StopReason? = nil
     public var succeeded: Bool { status == 0 && !timedOut && stoppedBecause == nil }
 
     /// "timed out after 10s", "exit 3", "killed by signal 9", "could not start".
     public func failure(timeout: Double) -> String {
       if timedOut { return "timed out after \(Self.seconds(timeout))" }
-      if let why = stoppedBecause { return why }
+      switch stoppedBecause {
+      case .runStopping?: return "stopped"
+      case .watcher(let why)?: return why
+      case nil: break
+      }
       guard let s = status else { return "could not start" }
       return s > 128 ? "killed by signal \(s - 128)" : "exit \(s)"
     }
@@ -43,10 +55,10 @@ public enum Subprocess {
   /// (SIGTERM, then SIGKILL two seconds later).
   public static func run(
     _ argv: [String], environment extra: [String: String], stdin input: [UInt8]? = nil, timeout: Double,
-    captureStdout: Bool = false, watch: (() -> String?)? = nil
+    captureStdout: Bool = false, watch: (() -> StopReason?)? = nil
   ) -> Result {
     let child: Child
-    do throws(SpawnFailure) { child = try spawn(argv, environment: extra, captureStdout: captureStdout) } catch {
+    do throws(RunError) { child = try spawn(argv, environment: extra, captureStdout: captureStdout) } catch {
       return Result(status: nil, stderr: error.message, timedOut: false)
     }
     if let input {
@@ -81,24 +93,21 @@ public enum Subprocess {
     var stdout: Int32?
   }
 
-  struct SpawnFailure: Error {
-    var message: String
-  }
-
   /// Starts `argv` in a process group of its own, with default signal
   /// handling, stdin and stderr piped, stdout piped or sent to our stderr.
   static func spawn(_ argv: [String], environment extra: [String: String], captureStdout: Bool)
-    throws(SpawnFailure) -> Child
+    throws(RunError) -> Child
   {
-    guard let exe = argv.first else { throw SpawnFailure(message: "empty command") }
+    guard let exe = argv.first else { throw .emptyCommand }
     var inPipe: [Int32] = [-1, -1]
     var errPipe: [Int32] = [-1, -1]
     var outPipe: [Int32] = [-1, -1]
     guard sf_pipe_cloexec(&inPipe) == 0, sf_pipe_cloexec(&errPipe) == 0,
       !captureStdout || sf_pipe_cloexec(&outPipe) == 0
     else {
+      let e = Errno(errno)
       for fd in inPipe + errPipe + outPipe where fd >= 0 { close(fd) }
-      throw SpawnFailure(message: "cannot create a pipe: \(errnoText())")
+      throw .pipe(e)
     }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -135,7 +144,7 @@ public enum Subprocess {
       close(inPipe[1])
       close(errPipe[0])
       if captureStdout { close(outPipe[0]) }
-      throw SpawnFailure(message: "cannot run \(exe): \(String(cString: strerror(rc)))")
+      throw .spawn(command: exe, errno: Errno(rc))
     }
     return Child(pid: pid, stdin: inPipe[1], stderr: errPipe[0], stdout: captureStdout ? outPipe[0] : nil)
   }
@@ -176,10 +185,10 @@ public enum Subprocess {
   struct Guardian {
     let pid: pid_t
     let end: Double
-    let watch: (() -> String?)?
+    let watch: (() -> StopReason?)?
     var killAt: Double? = nil
     var timedOut = false
-    var stoppedBecause: String? = nil
+    var stoppedBecause: StopReason? = nil
 
     /// Stops or kills the child when it is time; true once SIGKILL has had
     /// two seconds (nothing left to wait for).
@@ -197,7 +206,7 @@ public enum Subprocess {
       return false
     }
 
-    mutating func stop(_ why: String?) {
+    mutating func stop(_ why: StopReason?) {
       guard killAt == nil else { return }
       if let why { stoppedBecause = why } else { timedOut = true }
       kill(-pid, SIGTERM)

@@ -1,5 +1,5 @@
-import CCurl
-import CYAML
+internal import CCurl
+internal import CYAML
 
 #if canImport(Glibc)
   import Glibc

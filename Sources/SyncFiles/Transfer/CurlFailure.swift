@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 
 /// A libcurl failure in words a user can act on: TLS failures name their
 /// cause (untrusted issuer, name mismatch, expired, handshake), decided on
@@ -21,26 +21,32 @@ enum CurlFailure {
     let libcurl = detail.isEmpty ? base : detail
     switch code {
     case CURLE_PEER_FAILED_VERIFICATION:
-      return .failed(certificateProblem(easy.info(CURLINFO_SSL_VERIFYRESULT)) + " (\(libcurl))", retryable: false)
+      return failed(
+        certificateProblem(easy.info(CURLINFO_SSL_VERIFYRESULT)) + " (\(libcurl))", retryable: false, code: code)
     case CURLE_SSL_CONNECT_ERROR:
-      return .failed("TLS handshake failed (\(libcurl))", retryable: true)
+      return failed("TLS handshake failed (\(libcurl))", retryable: true, code: code)
     case CURLE_SSL_CACERT_BADFILE:
-      return .failed(
+      return failed(
         "the trusted CA certificates could not be read: check tls.ca_file / tls.ca_path, CURL_CA_BUNDLE, SSL_CERT_FILE and SSL_CERT_DIR (\(libcurl))",
-        retryable: false)
+        retryable: false, code: code)
     case CURLE_SSL_CERTPROBLEM:
-      return .failed("the client certificate (tls.client_cert) could not be used (\(libcurl))", retryable: false)
+      return failed(
+        "the client certificate (tls.client_cert) could not be used (\(libcurl))", retryable: false, code: code)
     case CURLE_OUT_OF_MEMORY:
       // What a hostile server's giant header line gets from libcurl (its limit is 100 KiB a header).
-      return .failed(
+      return failed(
         "the response could not be held: a header line past libcurl's 100 KiB limit, or no memory left (\(libcurl))",
-        retryable: false)
+        retryable: false, code: code)
     case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_FILE_COULDNT_READ_FILE, CURLE_REMOTE_FILE_NOT_FOUND,
       CURLE_TOO_MANY_REDIRECTS:
-      return .failed(libcurl, retryable: false)
+      return failed(libcurl, retryable: false, code: code)
     default:
-      return .failed(detail.isEmpty || detail == base ? base : "\(base): \(detail)", retryable: true)
+      return failed(detail.isEmpty || detail == base ? base : "\(base): \(detail)", retryable: true, code: code)
     }
+  }
+
+  private static func failed(_ message: String, retryable: Bool, code: CURLcode) -> TransferOutcome {
+    .failed(.network(code: Int(code.rawValue), message: message, retryable: retryable))
   }
 
   /// Why a server's certificate was refused.

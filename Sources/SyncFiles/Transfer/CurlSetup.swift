@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 
 #if canImport(Glibc)
   import Glibc
@@ -106,7 +106,7 @@ public enum TransferOutcome: Sendable, Equatable {
   case rangeNotSatisfiable(total: Int64?)
   /// An HTTP error status.
   case http(status: Int, retryAfter: Int64?)
-  case failed(String, retryable: Bool)
+  case failed(TransferError)
   /// The partial's bytes cannot be continued: discard them and start over.
   case restart(String)
   /// Stopped by `stopAll` (deadline, signal): the partial is kept for a resume.
@@ -120,7 +120,7 @@ extension TransferOutcome {
   /// Trying again may help: a retryable failure or a transient status.
   public var isTransient: Bool {
     switch self {
-    case .failed(_, let retryable): return retryable
+    case .failed(let e): return e.isRetryable
     case .http(let status, _): return Self.isTransient(status: status)
     default: return false
     }
@@ -165,7 +165,7 @@ public final class TransferEngine: @unchecked Sendable {
   private var received: Int64 = 0
   private var rateLimit: Int64?
   // Engine thread only:
-  private let multi: UnsafeMutableRawPointer
+  private let multi: CurlMulti
   private var active: [UnsafeMutableRawPointer: Transfer] = [:]
   /// Segmented transfers with ranges to start.
   private var groups: [SegmentGroup] = []
@@ -182,27 +182,25 @@ public final class TransferEngine: @unchecked Sendable {
     perHost: Int, rate: Int64?, environment: NetworkEnvironment = NetworkEnvironment(),
     verbose: (@Sendable (String) -> Void)? = nil, segments: Int = Limits.defaultSegments
   ) {
-    guard CurlGlobal.ready, let m = curl_multi_init() else { return nil }
+    guard let m = CurlMulti(maxPerHost: perHost) else { return nil }
     multi = m
     rangeCap = max(1, segments)
     rateLimit = rate
     self.environment = environment
     self.verbose = verbose
-    _ = sf_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, perHost)
-    _ = sf_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
     startThread { [self] in loop() }
   }
 
   /// Queues a transfer; `done` is called once, on the engine thread.
   public func start(_ spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void) {
     lock.locked { inbox.append((spec, done)) }
-    curl_multi_wakeup(multi)
+    multi.wake()
   }
 
   /// Stops every transfer in flight; each ends with `.stopped`, its partial kept.
   public func stopAll() {
     lock.locked { stopRequested = true }
-    curl_multi_wakeup(multi)
+    multi.wake()
   }
 
   /// Body bytes received so far by all transfers.
@@ -214,11 +212,11 @@ public final class TransferEngine: @unchecked Sendable {
       stopRequested = true
       quitRequested = true
     }
-    curl_multi_wakeup(multi)
+    multi.wake()
     lock.locked {
       while !finished { lock.wait(until: nil) }
     }
-    curl_multi_cleanup(multi)
+    multi.close()
   }
 
   func count(_ n: Int) {
@@ -241,17 +239,13 @@ public final class TransferEngine: @unchecked Sendable {
         for t in Array(active.values) { finish(t, .stopped) }
       }
       if quit && active.isEmpty && incoming.isEmpty { break }
-      var running: Int32 = 0
-      curl_multi_perform(multi, &running)
-      var left: Int32 = 0
-      while let msg = curl_multi_info_read(multi, &left) {
-        guard sf_msg_is_done(msg) != 0, let h = sf_msg_easy(msg), let t = active[h] else { continue }
-        completed(t, code: sf_msg_result(msg))
+      multi.perform { h, code in
+        if let t = active[h] { completed(t, code: code) }
       }
       for g in groups { g.pump() }
       groups.removeAll { $0.finished }
       unpause()
-      curl_multi_poll(multi, nil, 0, paused.isEmpty ? 1000 : 10, nil)
+      multi.wait(milliseconds: paused.isEmpty ? 1000 : 10)
     }
     lock.locked {
       finished = true
@@ -310,7 +304,7 @@ public final class TransferEngine: @unchecked Sendable {
 
   func begin(_ t: Transfer, url: String, hops: Int) {
     guard let easy = EasyRequest() else {
-      return t.done(t.result(.failed("libcurl could not create a handle", retryable: false)))
+      return t.done(t.result(.failed(.engine("libcurl could not create a handle"))))
     }
     t.reset(easy: easy, hops: hops)
     t.url = url
@@ -350,7 +344,7 @@ public final class TransferEngine: @unchecked Sendable {
     _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
     _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_WRITEDATA, me)
     active[easy.handle] = t
-    curl_multi_add_handle(multi, easy.handle)
+    multi.add(easy)
   }
 
   // MARK: - The aggregate rate cap (a token bucket shared by all transfers)
@@ -390,7 +384,7 @@ public final class TransferEngine: @unchecked Sendable {
   /// transfer's group reports the file once).
   func detach(_ t: Transfer) {
     guard let easy = t.easy else { return }
-    curl_multi_remove_handle(multi, easy.handle)
+    multi.remove(easy)
     active[easy.handle] = nil
     paused.removeAll { $0 === t }
     // Callbacks may fire during cleanup: `t` stays alive until after it.
@@ -430,14 +424,18 @@ public final class TransferEngine: @unchecked Sendable {
       finish(t, .complete)
     case 304 where !t.spec.request.isConditional:
       // Nothing was asked to be compared: such a 304 says nothing about the file (SPEC §8.2).
-      finish(t, .failed("the server answered 304 Not Modified to a request that was not conditional", retryable: true))
+      finish(
+        t,
+        .failed(
+          .unusableAnswer(
+            "the server answered 304 Not Modified to a request that was not conditional", retryable: true)))
     case 304:
       finish(t, .notModified)
     case 416:
       finish(t, .rangeNotSatisfiable(total: t.rangeTotal))
     case 300..<400:
       guard let next = redirect else {
-        return finish(t, .failed("HTTP \(status) redirect without a Location", retryable: false))
+        return finish(t, .failed(.unusableAnswer("HTTP \(status) redirect without a Location", retryable: false)))
       }
       let lower = next.lowercased()
       guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
@@ -445,16 +443,18 @@ public final class TransferEngine: @unchecked Sendable {
         return finish(
           t,
           .failed(
-            "redirect refused: the target's scheme is '\(scheme)' (only http and https are followed)", retryable: false)
+            .unusableAnswer(
+              "redirect refused: the target's scheme is '\(scheme)' (only http and https are followed)",
+              retryable: false))
         )
       }
-      guard t.hops < 10 else { return finish(t, .failed("more than 10 redirects", retryable: false)) }
+      guard t.hops < 10 else { return finish(t, .failed(.unusableAnswer("more than 10 redirects", retryable: false))) }
       detach(t)
       begin(t, url: next, hops: t.hops + 1)
     case 400..<600:
       finish(t, .http(status: status, retryAfter: t.retryAfter))
     default:
-      finish(t, .failed("unexpected HTTP status \(status)", retryable: false))
+      finish(t, .failed(.unusableAnswer("unexpected HTTP status \(status)", retryable: false)))
     }
   }
 
@@ -467,7 +467,7 @@ public final class TransferEngine: @unchecked Sendable {
     switch status {
     case 200, 206: return .complete
     case 400..<600: return .http(status: status, retryAfter: t.retryAfter)
-    default: return .failed("HTTP \(status) to a range request", retryable: false)
+    default: return .failed(.unusableAnswer("HTTP \(status) to a range request", retryable: false))
     }
   }
 }
@@ -556,8 +556,9 @@ final class Transfer {
     if !spec.isFile, let encoding = header("Content-Encoding"), encoding.lowercased() != "identity" {
       // Checksums and the file are the bytes as stored: an encoded body is never installed (SPEC §8.2).
       failure = .failed(
-        "the server sent the body with Content-Encoding: \(encoding) although syncfiles asked for identity; refused, nothing installed",
-        retryable: false)
+        .unusableAnswer(
+          "the server sent the body with Content-Encoding: \(encoding) although syncfiles asked for identity; refused, nothing installed",
+          retryable: false))
       return false
     }
     if let g = group, rangeHeaders != nil {
@@ -598,14 +599,12 @@ final class Transfer {
           partial = try PartialFile(root: spec.root, relative: spec.relative, resume: false)
         }
       } catch {
-        failure = .failed(error.message, retryable: false)
+        failure = .failed(.partialFile(error))
         return false
       }
     }
     if let max = spec.maxBytes, let total, total > max {
-      failure = .failed(
-        "the server announces \(ByteSize.format(total)), more than max_bytes \(ByteSize.format(max)); nothing installed",
-        retryable: false)
+      failure = .failed(.tooLarge(limit: max, announced: total))
       return false
     }
     resumedFrom = offset
@@ -627,19 +626,18 @@ final class Transfer {
     guard writing else { return true }
     if let g = group { return g.write(self, buffer) }
     guard let p = partial else {
-      failure = .failed("a body arrived without a partial file", retryable: false)
+      failure = .failed(.engine("a body arrived without a partial file"))
       return false
     }
     guard engine.admit(buffer.count, self) else { return false }
     if let max = spec.maxBytes, p.size + Int64(buffer.count) > max {
-      failure = .failed(
-        "more than max_bytes \(ByteSize.format(max)) arrived; aborted, nothing installed", retryable: false)
+      failure = .failed(.tooLarge(limit: max, announced: nil))
       return false
     }
     do {
       try p.write(buffer)
     } catch {
-      failure = .failed(error.message, retryable: false)
+      failure = .failed(.partialFile(error))
       return false
     }
     spec.hasher.update(buffer)

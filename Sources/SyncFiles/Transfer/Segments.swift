@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// One file fetched as several byte ranges at once (SPEC §8.3), on the
 /// engine thread. Every range is a `Transfer` of its own, written at its
 /// offset into the one preallocated partial.
@@ -93,7 +97,7 @@ final class SegmentGroup {
   /// the partial is segmented (never read as one stream).
   func prepare(missing: [Range<Int64>]) -> TransferOutcome? {
     spec.onRanges?(held, total)
-    do { try partial.preallocate(total) } catch { return .failed(error.message, retryable: false) }
+    do { try partial.preallocate(total) } catch { return .failed(.partialFile(error)) }
     pending = missing
     return nil
   }
@@ -228,7 +232,7 @@ final class SegmentGroup {
     let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<take])
     guard engine.admit(take, t) else { return false }
     do { try partial.write(bytes, at: at) } catch {
-      t.failure = .failed(error.message, retryable: false)
+      t.failure = .failed(.partialFile(error))
       return false
     }
     t.written += Int64(take)
@@ -319,7 +323,9 @@ final class SegmentGroup {
       guard confirmed && retriesLeft > 0 else {
         return finish(
           .failed(
-            "the transfer ended holding \(ByteSize.format(held.count)) of \(ByteSize.format(total))", retryable: true))
+            .unusableAnswer(
+              "the transfer ended holding \(ByteSize.format(held.count)) of \(ByteSize.format(total))", retryable: true)
+          ))
       }
       retriesLeft -= 1
       pending = held.missing(total: total)
@@ -328,7 +334,8 @@ final class SegmentGroup {
 
   static func words(_ o: TransferOutcome) -> String {
     switch o {
-    case .failed(let why, _), .restart(let why): return why
+    case .failed(let e): return e.message
+    case .restart(let why): return why
     case .http(let s, _): return "HTTP \(s)"
     default: return "\(o)"
     }
@@ -348,7 +355,7 @@ final class SegmentGroup {
     if outcome == .complete {
       catchUp(budget: .max)
       if hashedUpTo != total {
-        outcome = .failed("the partial could not be read back to hash it: \(errnoText())", retryable: false)
+        outcome = .failed(.readBack(path: partial.destination, errno: Errno(errno)))
       }
     }
     var ranges: ByteRanges? = held

@@ -1,4 +1,4 @@
-import CCrypto
+internal import CCrypto
 
 #if canImport(Glibc)
   import Glibc

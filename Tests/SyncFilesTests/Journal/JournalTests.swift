@@ -292,7 +292,7 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
       _ = try JournalWriter(path: path)
       Issue.record("a second writer got the lock")
     } catch {
-      #expect(error.kind == .locked)
+      #expect(error == .locked(journal: path, holder: "\(getpid())"))
       #expect(error.message.contains("pid \(getpid())"))
     }
     // Readers never block.

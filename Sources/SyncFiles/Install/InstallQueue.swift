@@ -2,52 +2,6 @@
   import Glibc
 #endif
 
-/// The journal shared by the runner and the transfer engine's thread: every
-/// change to a task's state is appended at once (a kill loses nothing that
-/// was recorded), `sync` makes them durable in groups.
-public final class SessionJournal: @unchecked Sendable {
-  private let lock = Lock()
-  private let writer: JournalWriter
-  private var error: JournalError?
-
-  public init(_ writer: JournalWriter) { self.writer = writer }
-
-  public var path: String { writer.path }
-  public var tasks: [String: TaskState] { lock.locked { writer.contents.tasks } }
-
-  public func state(_ id: String) -> TaskState {
-    lock.locked { writer.contents.tasks[id] ?? TaskState(id: id) }
-  }
-
-  /// Applies `change` to the task's latest state and appends the result.
-  @discardableResult
-  public func update(_ id: String, _ change: (inout TaskState) -> Void) -> TaskState {
-    lock.locked {
-      var s = writer.contents.tasks[id] ?? TaskState(id: id)
-      change(&s)
-      do throws(JournalError) { try writer.record(s) } catch { self.error = self.error ?? error }
-      return s
-    }
-  }
-
-  public func sync() {
-    lock.locked {
-      do throws(JournalError) { try writer.sync() } catch { self.error = self.error ?? error }
-    }
-  }
-
-  /// Compacts when the journal has grown well past one record per task.
-  public func compactIfNeeded() {
-    lock.locked {
-      guard writer.needsCompaction else { return }
-      do throws(JournalError) { try writer.compact() } catch { self.error = self.error ?? error }
-    }
-  }
-
-  /// The first write error, if any (the run reports it; outcomes stay true on disk).
-  public var firstError: JournalError? { lock.locked { error } }
-}
-
 /// Installs complete partial files on a thread of its own, in groups: one
 /// `syncfs` per file system makes every partial of the group durable, then
 /// each is renamed over its destination, then each folder is flushed once.
@@ -170,33 +124,5 @@ final class InstallQueue: @unchecked Sendable {
       done.append(Done(index: item.index, error: folderError[item.partial.placement] ?? nil, fact: fact))
     }
     return done
-  }
-}
-
-/// SIGINT and SIGTERM, turned into a call on a thread of their own. Call
-/// `block()` first thing in `main`, before any thread starts, so every
-/// thread inherits the mask and only the watcher receives them.
-public enum SignalWatcher {
-  public static func block() {
-    var set = sigset_t()
-    sigemptyset(&set)
-    sigaddset(&set, SIGINT)
-    sigaddset(&set, SIGTERM)
-    pthread_sigmask(SIG_BLOCK, &set, nil)
-  }
-
-  /// Calls `handler` with the signal's name for each SIGINT/SIGTERM.
-  public static func watch(_ handler: @escaping @Sendable (String) -> Void) {
-    startThread {
-      var set = sigset_t()
-      sigemptyset(&set)
-      sigaddset(&set, SIGINT)
-      sigaddset(&set, SIGTERM)
-      while true {
-        var sig: Int32 = 0
-        guard sigwait(&set, &sig) == 0 else { continue }
-        handler(sig == SIGINT ? "SIGINT" : "SIGTERM")
-      }
-    }
   }
 }

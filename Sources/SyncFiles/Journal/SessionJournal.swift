@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The journal shared by the runner and the transfer engine's thread: every
+/// change to a task's state is appended at once (a kill loses nothing that
+/// was recorded), `sync` makes them durable in groups.
+public final class SessionJournal: @unchecked Sendable {
+  private let lock = Lock()
+  private let writer: JournalWriter
+  private var error: JournalError?
+
+  public init(_ writer: JournalWriter) { self.writer = writer }
+
+  public var path: String { writer.path }
+  public var tasks: [String: TaskState] { lock.locked { writer.contents.tasks } }
+
+  public func state(_ id: String) -> TaskState {
+    lock.locked { writer.contents.tasks[id] ?? TaskState(id: id) }
+  }
+
+  /// Applies `change` to the task's latest state and appends the result.
+  @discardableResult
+  public func update(_ id: String, _ change: (inout TaskState) -> Void) -> TaskState {
+    lock.locked {
+      var s = writer.contents.tasks[id] ?? TaskState(id: id)
+      change(&s)
+      do throws(JournalError) { try writer.record(s) } catch { self.error = self.error ?? error }
+      return s
+    }
+  }
+
+  public func sync() {
+    lock.locked {
+      do throws(JournalError) { try writer.sync() } catch { self.error = self.error ?? error }
+    }
+  }
+
+  /// Compacts when the journal has grown well past one record per task.
+  public func compactIfNeeded() {
+    lock.locked {
+      guard writer.needsCompaction else { return }
+      do throws(JournalError) { try writer.compact() } catch { self.error = self.error ?? error }
+    }
+  }
+
+  /// The first write error, if any (the run reports it; outcomes stay true on disk).
+  public var firstError: JournalError? { lock.locked { error } }
+}

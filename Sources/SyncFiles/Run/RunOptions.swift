@@ -1,0 +1,38 @@
+public struct RunOptions: Sendable {
+  public var parallel: Int
+  public var perHost: Int
+  /// Aggregate bytes per second.
+  public var rate: Int64?
+  /// `limits.segments`: byte ranges in flight in the session.
+  public var segments = Limits.defaultSegments
+  /// Stop after this many seconds (exit 75).
+  public var deadline: Double?
+  /// Group commits of many small files (one syncfs per group); off = one fsync per file.
+  public var groupCommit = true
+  public var hookTimeout: Double = 600
+  public var verifyTimeout: Double = 600
+  /// CA bundle, CA folder and netrc file named by the environment.
+  public var environment = NetworkEnvironment()
+  /// `--verbose`: every request and response header, secrets as `***`.
+  public var verbose: (@Sendable (String) -> Void)? = nil
+  /// Plain log lines (stderr in the CLI).
+  public var log: @Sendable (String) -> Void = { _ in }
+  /// Called about five times a second while transfers run (a live progress line).
+  public var tick: (@Sendable (RunProgress) -> Void)? = nil
+
+  public init(parallel: Int, perHost: Int, rate: Int64? = nil, deadline: Double? = nil) {
+    self.parallel = parallel
+    self.perHost = perHost
+    self.rate = rate
+    self.deadline = deadline
+  }
+}
+
+public struct RunProgress: Sendable {
+  public var done: Int
+  public var total: Int
+  public var bytes: Int64
+  public var expectedBytes: Int64
+  public var active: Int
+  public var elapsed: Double
+}

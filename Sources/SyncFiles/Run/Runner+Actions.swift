@@ -1,0 +1,264 @@
+/// How the runner carries out a task's actions: tries through the source's
+/// transport, verification, hand-off to the installer. The decisions are the
+/// task's `TaskLifecycle`'s; this file only does what it says.
+extension Runner {
+  /// Hands `event` to the task's life cycle and carries out what it asks for.
+  func feed(_ i: Int, _ event: TaskLifecycle.Event) {
+    for action in jobs[i].life.handle(event) { perform(action, for: i) }
+  }
+
+  func perform(_ action: TaskLifecycle.Action, for i: Int) {
+    switch action {
+    case .startTry: begin(i)
+    case .verify: feed(i, .verified(verify(i)))
+    case .install: install(i)
+    case .requeue: enqueue(i, front: true)
+    case .waitToRetry(let seconds): waitToRetry(i, seconds)
+    case .discardPartial: discardPartial(i)
+    case .recordUnchanged: unchanged(i, validators: jobs[i].pendingValidators, digest: jobs[i].verifiedDigest)
+    case .recordInstalled: recordInstalled(i)
+    case .fail(let why, let retryable): fail(i, why, retryable: retryable)
+    case .interrupt(let why): interrupted(i, why: why)
+    case .notStarted(let why): jobs[i].report.error = why
+    case .warn(let w): if !jobs[i].report.warnings.contains(w) { jobs[i].report.warnings.append(w) }
+    case .withdrawWarning(let w): jobs[i].report.warnings.removeAll { $0 == w }
+    case .log(let line): options.log("syncfiles: \(jobs[i].task.id): \(line)")
+    case .end(let outcome):
+      jobs[i].report.outcome = outcome
+      settle(i)
+    }
+  }
+
+  /// Starts the try the life cycle asked for.
+  func begin(_ i: Int) {
+    let transport: any Transport
+    let spec: TransferSpec
+    do throws(RunError) {
+      transport = try self.transport(for: i)
+      spec = try prepare(i)
+    } catch {
+      return feed(i, .couldNotStart(error.message))
+    }
+    loop.active += 1
+    loop.activeByHost[jobs[i].host, default: 0] += 1
+    jobs[i].report.attempts += 1
+    transport.start(spec) { [self] r in post(.transfer(i, r)) }
+  }
+
+  func waitToRetry(_ i: Int, _ seconds: Double) {
+    if let deadline = options.deadline.map({ startTime + $0 }), monotonicSeconds() + seconds > deadline {
+      feed(i, .retryPastDeadline)
+    } else {
+      loop.waitingRetry.append((monotonicSeconds() + seconds, i))
+    }
+  }
+
+  /// The verified partial goes to the installer.
+  func install(_ i: Int) {
+    guard let p = jobs[i].partial else { return }
+    jobs[i].partial = nil
+    loop.installing += 1
+    installer?.add(InstallQueue.Item(index: i, partial: p, mode: jobs[i].task.entry.mode))
+  }
+
+  /// The installer is done with a task's bytes.
+  func installDone(_ d: InstallQueue.Done) {
+    if let err = d.error, d.fact == nil { return feed(d.index, .installed(failure: err.message)) }
+    jobs[d.index].install = d
+    feed(d.index, .installed(failure: nil))
+  }
+
+  /// The transport of the plugin serving the task's current URL, opened on first use.
+  func transport(for i: Int) throws(RunError) -> any Transport {
+    let url = jobs[i].url
+    guard let source = plugins.source(scheme: url.scheme) else {
+      throw .noSourcePlugin(
+        scheme: url.scheme, executable: PluginLocator.sourceExecutable(scheme: url.scheme))
+    }
+    let key = ObjectIdentifier(source)
+    if let t = transports[key] { return t }
+    var transportOptions = TransportOptions(perHost: options.perHost, rate: options.rate)
+    transportOptions.environment = options.environment
+    transportOptions.verbose = options.verbose
+    transportOptions.segments = options.segments
+    guard let t = source.makeTransport(transportOptions) else { throw .sourceCouldNotStart(scheme: url.scheme) }
+    transports[key] = t
+    return t
+  }
+
+  /// Opens what a try needs: the partial being resumed (re-hashed once),
+  /// the request to send.
+  func prepare(_ i: Int) throws(RunError) -> TransferSpec {
+    let t = jobs[i].task
+    let e = t.entry
+    let url = jobs[i].url
+    // The report names the URL of the last try (the mirror that served), and
+    // only that try's status: an earlier 503 never stands beside a later connection error.
+    jobs[i].report.url = url.display
+    jobs[i].report.httpStatus = nil
+    if let f = FactGatherer.fact(at: e.destinationPath), !f.isRegular && !f.isSymlink {
+      throw .destinationNotAFile(path: e.destinationPath)
+    }
+    let root = manifests[jobs[i].manifest].root
+    // A resume planned from a partial held since an earlier run: open and re-hash it once.
+    if jobs[i].partial == nil && t.action == .resume && jobs[i].report.attempts == 0,
+      let held = journal.state(t.id).partial
+    {
+      do throws(InstallError) { try reopen(i, held, root: root) } catch { throw .install(error) }
+    }
+    var spec = TransferSpec(
+      id: t.id, url: url.text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
+      scheme: url.scheme, root: root, relative: e.destination, partial: jobs[i].partial,
+      hasher: jobs[i].hasher, connectTimeout: e.timeout.connect, stall: e.timeout.stall,
+      onBody: journalPartial(t))
+    spec.maxBytes = e.maxBytes
+    spec.network = e.network
+    spec.secrets = manifests[jobs[i].manifest].secrets
+    spec.request = request(i)
+    spec.segments = e.segments
+    spec.held = jobs[i].held
+    spec.mirrors = jobs[i].urls.indices.filter {
+      $0 != jobs[i].life.source && ["http", "https"].contains(jobs[i].urls[$0].scheme)
+    }.map { (jobs[i].urls[$0].text.revealed, jobs[i].urls[$0].display) }
+    spec.onRanges = journalRanges(t)
+    return spec
+  }
+
+  /// Opens the partial held since an earlier run and hashes what it holds
+  /// from byte 0: one stream is continued from its end; a segmented one
+  /// (SPEC §8.3) asks for its missing ranges, or, when this run fetches it
+  /// as one stream, is cut back to its held prefix.
+  func reopen(_ i: Int, _ held: TaskState.Partial, root: String) throws(InstallError) {
+    let partial = try PartialFile(root: root, relative: jobs[i].task.entry.destination, resume: true)
+    var keep = partial.size > 0
+    var hashed = partial.size
+    if let ranges = held.ranges {
+      let total = held.totalBytes ?? -1
+      keep = keep && partial.size == total && (ranges.ranges.last?.upperBound ?? 0) <= total && ranges.count > 0
+      hashed = ranges.prefix
+      if keep && (jobs[i].task.entry.segments == 1 || options.segments == 1) {
+        // This run fetches it as one stream: it continues the held prefix.
+        try partial.truncate(to: hashed)
+        keep = hashed > 0
+      } else if keep {
+        jobs[i].held = HeldRanges(ranges: ranges, total: total, validators: held.validators, hashed: hashed)
+      }
+    }
+    if keep && partial.hash(0..<hashed, into: jobs[i].hasher) {
+      jobs[i].partial = partial
+      jobs[i].partialValidators = held.validators
+    } else {
+      partial.discard()
+      jobs[i].hasher.reset()
+      jobs[i].held = nil
+    }
+  }
+
+  /// The request of the next try: the plan's, unless this run holds partial
+  /// data (continued only under a version `If-Range` can name).
+  func request(_ i: Int) -> RequestPolicy {
+    guard let p = jobs[i].partial, p.size > 0, let held = jobs[i].partialValidators else {
+      if case .resume = jobs[i].task.request.condition { return .whole }
+      return jobs[i].task.request
+    }
+    return RequestPolicy.resume(size: p.size, held: held) ?? .whole
+  }
+
+  /// What a try's result leaves behind (the partial, the report's figures,
+  /// the version it was written under), and how the try ended, for the life cycle.
+  func took(_ i: Int, _ r: TransferResult) -> TaskLifecycle.TryEnd {
+    let m = manifests[jobs[i].manifest]
+    jobs[i].partial = r.partial
+    jobs[i].report.bytesTransferred += r.received
+    if r.received > 0 && r.resumedFrom > 0 { jobs[i].report.resumedFrom = r.resumedFrom }
+    if r.status != 0 { jobs[i].report.httpStatus = r.status }
+    if let h = r.head { jobs[i].partialValidators = h.validators }
+    jobs[i].held = nil
+    if let rs = r.ranges, let h = r.head, let total = h.totalBytes {
+      jobs[i].held = HeldRanges(ranges: rs, total: total, validators: h.validators, hashed: r.hashed)
+    }
+    if r.segments > 1 { jobs[i].report.segments = r.segments }
+    for note in r.notes where !jobs[i].report.warnings.contains(note) { jobs[i].report.warnings.append(note) }
+    jobs[i].head = r.head
+    jobs[i].pendingValidators = r.validators
+    jobs[i].verifiedDigest = nil
+    switch r.outcome {
+    case .complete: return .complete
+    case .notModified: return .notModified
+    case .rangeNotSatisfiable(let total):
+      // The partial may already hold the whole file; check it rather than trust an error body.
+      let known = total ?? journal.state(jobs[i].task.id).partial?.totalBytes
+      let whole = jobs[i].partial.map { $0.size == known } ?? false
+      if whole {
+        jobs[i].head = nil
+        jobs[i].pendingValidators = jobs[i].partialValidators
+      }
+      return .rangeNotSatisfiable(partialIsWhole: whole)
+    case .restart(let why): return .restart(m.redacting(why))
+    case .stopped: return .stopped
+    case .http(let status, let retryAfter): return .http(status: status, retryAfter: retryAfter.map(Double.init))
+    case .failed(let e):
+      // Bytes past max_bytes can never be installed: the partial goes.
+      var tooLarge = false
+      if case .tooLarge = e { tooLarge = true }
+      return .failed(m.redacting(e.message), retryable: e.isRetryable, discardPartial: tooLarge)
+    }
+  }
+
+  /// A complete partial: every verifier that applies (size, sha256, the
+  /// entry's `verify:` plugins), and whether the destination already holds it.
+  func verify(_ i: Int) -> TaskLifecycle.Verdict {
+    guard let p = jobs[i].partial else { return .noPartial }
+    let e = jobs[i].task.entry
+    let head = jobs[i].head
+    let validators = jobs[i].pendingValidators
+    if head?.lengthUnknown == true, let refusal = closeDelimited(i, size: p.size, validators: validators) {
+      return .cutShort(refusal)
+    }
+    let digest = jobs[i].hasher.finish()
+    jobs[i].report.sha256 = digest
+    jobs[i].verifiedDigest = digest
+    var input = VerifyInput(
+      entry: e, path: PartialFile.path(for: e.destinationPath), size: p.size, sha256: digest,
+      announcedSize: head?.totalBytes, with: .object([]), timeout: options.verifyTimeout)
+    for (verifier, with) in plugins.verifiers(for: e) {
+      input.with = with
+      switch verifier.verify(input) {
+      case .accept(let warnings): jobs[i].report.warnings += warnings
+      case .refetch(let why): return .refetch(why)
+      case .reject(let why): return .rejected(why)
+      }
+    }
+    jobs[i].pendingValidators = validators ?? head?.validators
+    // The same bytes again (a weak date's unconditional check, or a lost journal): nothing changes.
+    return sameAsInstalled(i, digest: digest, size: p.size) ? .sameAsInstalled : .accepted
+  }
+
+  /// Fills task `f`'s partial with `leader`'s installed bytes (the same
+  /// declared sha256, verified when the leader was installed). False, with a
+  /// warning, when the copy cannot be made: the task then fetches.
+  func copy(_ f: Int, from leader: Int) -> Bool {
+    let e = jobs[f].task.entry
+    do throws(InstallError) {
+      let p = try PartialFile(root: manifests[jobs[f].manifest].root, relative: e.destination, resume: false)
+      do throws(InstallError) {
+        let how = try p.fill(from: jobs[leader].task.entry.destinationPath)
+        jobs[f].report.copiedFrom = jobs[leader].task.id
+        jobs[f].report.copyMethod = how.rawValue
+      } catch {
+        p.discard()
+        throw error
+      }
+      jobs[f].partial = p
+      jobs[f].report.sha256 = jobs[leader].report.sha256
+      jobs[f].verifiedDigest = jobs[leader].verifiedDigest
+      // The leader's validators name a version at its URL only.
+      if e.url == jobs[leader].task.entry.url { jobs[f].pendingValidators = jobs[leader].pendingValidators }
+      return true
+    } catch {
+      jobs[f].report.warnings.append(
+        "could not copy \(jobs[leader].task.id)'s bytes (\(error.message)); fetched instead")
+      return false
+    }
+  }
+}

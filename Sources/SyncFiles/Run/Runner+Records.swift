@@ -1,0 +1,233 @@
+/// What the runner writes to the journal as a task's life goes on: the
+/// version a partial belongs to before its first byte, the ranges it holds,
+/// and each outcome (installed, unchanged, failed, interrupted). Also the
+/// steps that need no transfer: adopting a file that already holds its
+/// sha256, and correcting a mode.
+extension Runner {
+  /// The journal hears which bytes a segmented partial holds as they grow.
+  func journalRanges(_ t: PlannedTask) -> @Sendable (ByteRanges?, Int64) -> Void {
+    let id = t.id
+    return { [journal] ranges, total in
+      journal.update(id) { s in
+        s.partial?.ranges = ranges
+        s.partial?.totalBytes = total
+        if let ranges { s.partial?.offset = ranges.count }
+      }
+    }
+  }
+
+  /// Before the partial holds a byte of a version, the journal knows that version.
+  func journalPartial(_ t: PlannedTask) -> @Sendable (ResponseHead) -> Void {
+    let fp = Planner.fingerprint(t.entry)
+    let id = t.id
+    let partialPath = PartialFile.path(for: t.entry.destinationPath)
+    return { [journal] head in
+      journal.update(id) { s in
+        if s.fingerprint == nil { s.fingerprint = fp }
+        s.partial = TaskState.Partial(
+          path: partialPath, offset: head.offset, totalBytes: head.totalBytes, etag: head.validators.etag,
+          lastModified: head.validators.lastModified, dateIsStrong: head.validators.dateIsStrong)
+      }
+    }
+  }
+
+  func discardPartial(_ i: Int) {
+    jobs[i].partial?.discard()
+    jobs[i].partial = nil
+    jobs[i].partialValidators = nil
+    jobs[i].held = nil
+    jobs[i].hasher.reset()
+    journal.update(jobs[i].task.id) { $0.partial = nil }
+  }
+
+  /// A body whose end only the closing connection marked (SPEC §8.2): a
+  /// warning, or the reason to refuse it when an earlier response for the
+  /// same version (same strong ETag, or same strong date) gave another size.
+  func closeDelimited(_ i: Int, size: Int64, validators now: Validators?) -> String? {
+    let state = journal.state(jobs[i].task.id)
+    var known: Int64? = nil
+    if let inst = state.installed, let now, inst.validators.isSameVersion(as: now) { known = inst.size }
+    if let p = state.partial, let total = p.totalBytes, let now, p.validators.isSameVersion(as: now) { known = total }
+    if let known, known != size {
+      return
+        "the server marked the end of the body only by closing the connection after \(ByteSize.format(size)), but this version is \(ByteSize.format(known)); refused as cut short, nothing installed"
+    }
+    jobs[i].report.warnings.append(
+      "the server marked the end of the body only by closing the connection: its length (\(ByteSize.format(size))) could not be checked"
+    )
+    return nil
+  }
+
+  /// Sets an installed file's mode without a transfer (the plan found it differs).
+  func correctMode(_ i: Int) {
+    guard let mode = jobs[i].task.correctMode else { return }
+    let root = manifests[jobs[i].manifest].root
+    do {
+      try PartialFile.correctMode(root: root, relative: jobs[i].task.entry.destination, mode: mode)
+    } catch {
+      jobs[i].report.warnings.append(error.message)
+    }
+  }
+
+  /// SPEC §8.3: the destination already holds the declared sha256 (hashed by
+  /// the plan): record it as installed, unless it changed since.
+  func adopt(_ i: Int) {
+    let e = jobs[i].task.entry
+    guard let planned = jobs[i].task.adopt, let now = FactGatherer.fact(at: e.destinationPath),
+      now.size == planned.size, now.mtimeNs == planned.mtimeNs, now.isRegular
+    else {
+      jobs[i].report.warnings.append(
+        "the destination changed after it was hashed; not recorded, the next apply checks again")
+      return
+    }
+    unchanged(i, validators: nil, digest: e.sha256, replacingRecord: true)
+    jobs[i].report.sha256 = e.sha256
+    options.log(
+      "syncfiles: \(e.qualifiedID) already holds its sha256 (\(ByteSize.format(now.size))): recorded, no transfer")
+  }
+
+  /// The destination already holds exactly these bytes: the journal's record
+  /// of it still matches the file and its digest is this one; or, with no
+  /// record (a lost journal, a file put there by hand), the file's own bytes
+  /// hash to it (read only when the sizes agree).
+  func sameAsInstalled(_ i: Int, digest: String, size: Int64) -> Bool {
+    let e = jobs[i].task.entry
+    let recorded = journal.state(e.qualifiedID).installed.flatMap { $0.sha256 == nil ? nil : $0 }
+    guard let f = FactGatherer.fact(at: e.destinationPath), f.isRegular, f.size == size else { return false }
+    // The journal's digest speaks for the file only while the file is as the
+    // journal left it; a file changed since (a record lost to a full disk, a
+    // hand copy) is hashed.
+    if let inst = recorded, inst.size == f.size, inst.mtimeNs == f.mtimeNs { return inst.sha256 == digest }
+    return SHA256Hasher.digest(ofFileAt: e.destinationPath, size: size) == digest
+  }
+
+  /// The new bytes are in place: the journal records them, and the hooks they owe.
+  func recordInstalled(_ i: Int) {
+    guard let d = jobs[i].install else { return }
+    let e = jobs[i].task.entry
+    let now = Timestamp.current()
+    let previous = journal.state(e.qualifiedID).installed?.sha256
+    let digest = jobs[i].report.sha256
+    let v = jobs[i].pendingValidators
+    let changed = previous == nil || previous != digest
+    let manifest = manifests[jobs[i].manifest]
+    journal.update(e.qualifiedID) { s in
+      // The hooks are owed from the moment the new bytes are in place, in the same record.
+      if changed {
+        s.changeHookPending = s.changeHookPending || e.onChange != nil
+        s.completeHookPending = s.completeHookPending || manifest.onComplete != nil
+      }
+      s.fingerprint = Planner.fingerprint(e)
+      s.lastCheck = now
+      s.lastSuccess = now
+      s.lastOutcome = .installed
+      s.lastError = nil
+      s.lastBytes = jobs[i].report.bytesTransferred
+      s.httpStatus = jobs[i].report.httpStatus
+      s.partial = nil
+      s.failures = 0
+      s.backoffUntil = nil
+      if let f = d.fact {
+        s.installed = TaskState.Installed(
+          size: f.size, mtimeNs: f.mtimeNs, etag: v?.etag, lastModified: v?.lastModified, sha256: digest,
+          dateIsStrong: v?.dateIsStrong ?? false)
+      }
+    }
+    jobs[i].report.changed = changed
+    if let err = d.error { jobs[i].report.warnings.append(err.message) }
+    var line = "syncfiles: installed \(e.qualifiedID) (\(ByteSize.format(jobs[i].report.bytesTransferred))"
+    if let from = jobs[i].report.copiedFrom {
+      line += ", the same sha256 as \(from): \(jobs[i].report.copyMethod ?? "copy")"
+    }
+    if jobs[i].report.resumedFrom > 0 { line += ", resumed at \(ByteSize.format(jobs[i].report.resumedFrom))" }
+    options.log(line + ")")
+  }
+
+  /// `digest`: the SHA-256 of the destination's bytes, when this run read them.
+  /// `replacingRecord`: the journal's record of the destination is stale; describe the file as it is.
+  func unchanged(_ i: Int, validators v: Validators?, digest: String? = nil, replacingRecord: Bool = false) {
+    let e = jobs[i].task.entry
+    let now = Timestamp.current()
+    let fact = FactGatherer.fact(at: e.destinationPath)
+    journal.update(e.qualifiedID) { s in
+      let fp = Planner.fingerprint(e)
+      if s.fingerprint != fp || replacingRecord { s.installed = nil }
+      s.fingerprint = fp
+      s.lastCheck = now
+      s.lastSuccess = now
+      s.lastOutcome = .unchanged
+      s.lastError = nil
+      s.lastBytes = 0
+      s.httpStatus = jobs[i].report.httpStatus
+      s.failures = 0
+      s.backoffUntil = nil
+      s.partial = nil
+      if var inst = s.installed {
+        if let e = v?.etag { inst.etag = e }
+        if inst.sha256 == nil { inst.sha256 = digest }
+        if let v, v.lastModified != nil {
+          inst.lastModified = v.lastModified
+          inst.dateIsStrong = v.dateIsStrong
+        }
+        s.installed = inst
+      } else if let f = fact {
+        s.installed = TaskState.Installed(
+          size: f.size, mtimeNs: f.mtimeNs, etag: v?.etag, lastModified: v?.lastModified, sha256: digest,
+          dateIsStrong: v?.dateIsStrong ?? false)
+      }
+    }
+    jobs[i].report.outcome = .unchanged
+    removeLeftoverPartial(i)
+  }
+
+  /// The destination is up to date: partial data beside it (of another
+  /// version, or one a kill left unjournaled) will never be resumed.
+  func removeLeftoverPartial(_ i: Int) {
+    jobs[i].partial?.discard()
+    jobs[i].partial = nil
+    guard jobs[i].task.leftoverPartial else { return }
+    do throws(InstallError) {
+      try PartialFile.removeLeftover(root: manifests[jobs[i].manifest].root, relative: jobs[i].task.entry.destination)
+    } catch {
+      jobs[i].report.warnings.append(error.message)
+    }
+  }
+
+  func fail(_ i: Int, _ reason: String, retryable: Bool) {
+    let e = jobs[i].task.entry
+    // A plugin's or server's words may echo a URL or header made from a secret.
+    let why = manifests[jobs[i].manifest].redacting(reason)
+    let now = Timestamp.current()
+    let keep = jobs[i].partial != nil && jobs[i].resumable && retryable
+    if !keep { jobs[i].partial?.discard() }
+    let size = jobs[i].partial?.size
+    journal.update(e.qualifiedID) { s in
+      s.lastCheck = now
+      s.lastOutcome = .failed
+      s.lastError = why
+      s.lastBytes = jobs[i].report.bytesTransferred
+      s.httpStatus = jobs[i].report.httpStatus
+      s.failures += 1
+      let hold = TaskLifecycle.doubled(Double(e.retry.backoff.seconds), pass: s.failures)
+      s.backoffUntil = now + TimeSpan(seconds: Int64(min(hold, Double(e.retry.maxBackoff.seconds))))
+      if !keep { s.partial = nil } else if let size { s.partial?.offset = size }
+    }
+    jobs[i].partial = nil
+    jobs[i].report.error = why
+    options.log("syncfiles: failed \(e.qualifiedID): \(why)")
+  }
+
+  func interrupted(_ i: Int, why: String) {
+    let e = jobs[i].task.entry
+    let size = jobs[i].partial?.size
+    let resumable = jobs[i].resumable && (size ?? 0) > 0
+    if !resumable { jobs[i].partial?.discard() }
+    journal.update(e.qualifiedID) { s in
+      s.lastOutcome = .interrupted
+      s.lastError = why
+      if resumable, let size { s.partial?.offset = size } else { s.partial = nil }
+    }
+    jobs[i].partial = nil
+    jobs[i].report.error = why
+  }
+}

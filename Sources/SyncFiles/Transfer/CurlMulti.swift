@@ -1,0 +1,44 @@
+internal import CCurl
+
+/// The one libcurl multi driver: `apply`'s transfer engine and
+/// `plan --remote`'s probe both run their easy handles through it. One
+/// `step` is perform, hand each finished handle to its owner, then wait
+/// (`curl_multi_poll`) until a socket is ready, `wake` is called or the
+/// timeout passes. Confined to the thread that calls `step`, except `wake`.
+final class CurlMulti: @unchecked Sendable {
+  let handle: UnsafeMutableRawPointer
+
+  /// Nil when libcurl cannot start. `maxPerHost` caps connections per host;
+  /// HTTP/2 streams are multiplexed on one connection where offered.
+  init?(maxPerHost: Int? = nil) {
+    guard CurlGlobal.ready, let m = curl_multi_init() else { return nil }
+    handle = m
+    if let maxPerHost { _ = sf_multi_setopt_long(m, CURLMOPT_MAX_HOST_CONNECTIONS, maxPerHost) }
+    _ = sf_multi_setopt_long(m, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+  }
+
+  /// Call once, after the last `step`.
+  func close() { curl_multi_cleanup(handle) }
+
+  func add(_ easy: EasyRequest) { curl_multi_add_handle(handle, easy.handle) }
+  func remove(_ easy: EasyRequest) { curl_multi_remove_handle(handle, easy.handle) }
+
+  /// Ends a `wait` early; callable from any thread.
+  func wake() { curl_multi_wakeup(handle) }
+
+  /// Moves every transfer on and calls `finished` with each easy handle
+  /// libcurl is done with and its result code (the handle is still added:
+  /// the owner removes it).
+  func perform(_ finished: (UnsafeMutableRawPointer, CURLcode) -> Void) {
+    var running: Int32 = 0
+    curl_multi_perform(handle, &running)
+    var left: Int32 = 0
+    while let msg = curl_multi_info_read(handle, &left) {
+      guard sf_msg_is_done(msg) != 0, let easy = sf_msg_easy(msg) else { continue }
+      finished(easy, sf_msg_result(msg))
+    }
+  }
+
+  /// Waits for socket activity, `wake`, or `milliseconds`.
+  func wait(milliseconds: Int32) { curl_multi_poll(handle, nil, 0, milliseconds, nil) }
+}
