@@ -80,48 +80,24 @@ struct Apply: ParsableCommand {
     // One registry: the plugins the manifests are checked against are the ones the run uses.
     let plugins = PluginRegistry.standard(locator: PluginLocator(environment: Runtime.environment))
     let (set, journalPath) = try LoadedSession.manifests(paths: paths, options: session, plugins: plugins)
-    let writer: JournalWriter
+    let applying: ApplySession
     do {
-      writer = try JournalWriter(path: journalPath)
+      applying = try ApplySession(
+        manifests: set.manifests, journalPath: journalPath, plan: PlanOptions(force: force, only: only))
     } catch {
       Output.error("syncfiles: \(error.message)")
       if case .locked = error { throw ExitCode(3) }
       throw ExitCode(2)
     }
-    if let note = writer.recovered { Output.error("syncfiles: \(note)") }
-    let journal = SessionJournal(writer)
-    let now = Timestamp.current()
-    let facts = FactGatherer.gather(for: set.manifests, journal: journal.tasks, now: now)
-    let plan = Planner.plan(
-      manifests: set.manifests, journal: journal.tasks, facts: facts, options: PlanOptions(force: force, only: only),
-      journalPath: journalPath)
-    try requireSelection(plan, only: only)
-    for d in plan.disk where !d.ok {
+    if let note = applying.recovered { Output.error("syncfiles: \(note)") }
+    try requireSelection(applying.plan, only: only)
+    for d in applying.plan.disk where !d.ok {
       Output.error(
         "syncfiles: warning: \(d.path) has \(ByteSize.format(d.freeBytes)) free, the run expects to need \(ByteSize.format(d.neededBytes)); transfers that run out of space fail and keep the old files"
       )
     }
-
-    let limits = plan.limits
-    var options = RunOptions(
-      parallel: parallel ?? limits.parallel ?? Limits.defaultParallel,
-      perHost: limits.perHost ?? Limits.defaultPerHost)
-    options.rate = [rate.flatMap { try? ByteSize.parseRate($0).get() }, limits.rate].compactMap { $0 }.min()
-    options.segments = limits.segments ?? Limits.defaultSegments
-    let flagDeadline = deadline.flatMap { try? TimeSpan.parse($0).get() }
-    options.deadline = [flagDeadline, limits.deadline].compactMap { $0 }.min().map { Double($0.seconds) }
-    if let env = getenv("SYNCFILES_GROUP_COMMIT"), String(cString: env) == "0" {
-      options.groupCommit = false
-    }
-    let live = !quiet && (progress == .always || (progress == .auto && Output.stderrIsTTY))
-    let line = ProgressLine(live: live)
-    if !quiet { options.log = { line.log($0) } }
-    if live { options.tick = { line.show($0) } }
-    options.environment = NetworkEnvironment(environment: Runtime.environment)
-    if verbose { options.verbose = { line.log($0) } }
-
-    let runner = Runner(
-      plan: plan, manifests: set.manifests, journal: journal, plugins: plugins, options: options)
+    let line = ProgressLine(live: !quiet && (progress == .always || (progress == .auto && Output.stderrIsTTY)))
+    let runner = applying.runner(plugins: plugins, options: runOptions(applying, line: line))
     SignalWatcher.watch { signal in
       if runner.stopRequested {
         // A second signal: the journal is consistent at every instant; leave now.
@@ -132,7 +108,32 @@ struct Apply: ParsableCommand {
     }
     let report = runner.run()
     line.clear()
-    writeMetrics(report, manifests: set.manifests, journal: journal.tasks)
+    let flag = metrics.map { Paths.normalize($0, relativeTo: Runtime.workingDirectory) }
+    for failure in applying.writeMetrics(report, flag: flag) { Output.error("syncfiles: warning: \(failure)") }
+    print(report)
+    if report.exitCode != 0 { throw ExitCode(report.exitCode) }
+  }
+}
+
+extension Apply {
+  /// The flags (and SYNCFILES_GROUP_COMMIT) over the manifests' limits, and where logs go.
+  func runOptions(_ applying: ApplySession, line: ProgressLine) -> RunOptions {
+    var flags = ApplySession.Flags()
+    flags.parallel = parallel
+    flags.rate = rate.flatMap { try? ByteSize.parseRate($0).get() }
+    flags.deadline = deadline.flatMap { try? TimeSpan.parse($0).get() }
+    flags.groupCommit = Runtime.environment["SYNCFILES_GROUP_COMMIT"] != "0"
+    var options = applying.runOptions(flags)
+    if !quiet { options.log = { line.log($0) } }
+    if line.live { options.tick = { line.show($0) } }
+    options.environment = NetworkEnvironment(environment: Runtime.environment)
+    if verbose { options.verbose = { line.log($0) } }
+    return options
+  }
+
+  /// The summary on stdout (one JSON object with --format json); with
+  /// --quiet, only the failures, on stderr.
+  func print(_ report: RunReport) {
     switch session.format {
     case .json:
       Output.result(report.json.serialized())
@@ -141,25 +142,6 @@ struct Apply: ParsableCommand {
         for t in report.tasks where t.outcome == .failed { Output.error("syncfiles: failed \(t.id): \(t.error ?? "")") }
       } else {
         Output.result(report.text)
-      }
-    }
-    let code = report.exitCode
-    if code != 0 { throw ExitCode(code) }
-  }
-}
-
-extension Apply {
-  /// SPEC §8.4: after every apply that ran (exit 0, 1 or 75). A file that
-  /// cannot be written is a warning: the run's own outcome stands.
-  func writeMetrics(_ report: RunReport, manifests: [Manifest], journal: [String: TaskState]) {
-    let flag = metrics.map { Paths.normalize($0, relativeTo: Runtime.workingDirectory) }
-    let finished = Timestamp.current()
-    for target in RunMetrics.targets(flag: flag, manifests: manifests) {
-      let m = RunMetrics(report: report, journal: journal, ids: target.ids, finished: finished)
-      do throws(MetricsWriteError) {
-        try m.write(to: target.path)
-      } catch {
-        Output.error("syncfiles: warning: \(error)")
       }
     }
   }
@@ -172,7 +154,7 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
 /// The live progress line on a terminal (redrawn in place), and log lines
 /// printed above it; without a terminal, only the log lines.
 final class ProgressLine: @unchecked Sendable {
-  private let live: Bool
+  let live: Bool
   private let lock = Lock()
   private var shown = false
 

@@ -89,6 +89,37 @@ extension ManifestDecoder {
     }
     guard let top = fields(root, "the manifest", allowed: Keys.top) else { return nil }
 
+    decodeVersion(top, root: root)
+    var manifest = decodeSettings(top)
+    var defaults = FileFields()
+    let hasDefaults = top["defaults"] != nil
+    if let d = top["defaults"] {
+      defaults = decodeFileFields(d.value, isDefaults: true) ?? FileFields()
+    }
+
+    guard let filesPair = top["files"] else {
+      error(root.mark, "missing required key 'files' (the list of files to keep in step)")
+      return manifest
+    }
+    guard case .sequence(let items) = filesPair.value.kind else {
+      if !filesPair.value.isNull {
+        error(filesPair.value.mark, "files must be a list of file entries, found \(filesPair.value.kindName)")
+      } else {
+        warning(filesPair.value.mark, "files is empty: this manifest keeps nothing in step")
+      }
+      return manifest
+    }
+    if items.isEmpty {
+      warning(filesPair.value.mark, "files is empty: this manifest keeps nothing in step")
+    }
+
+    let missingExpected = decodeFiles(items, defaults: hasDefaults ? defaults : nil, into: &manifest)
+    fileWarnings(manifest, missingExpected: missingExpected, filesMark: filesPair.key.mark)
+    return manifest
+  }
+
+  /// `version: 1`, required.
+  mutating func decodeVersion(_ top: Fields<YAMLPair>, root: YAMLNode) {
     if let v = top["version"] {
       if case .scalar(let s, .plain) = v.value.kind, s.allSatisfy(\.isASCIIDigit), !s.isEmpty {
         if s != "1" {
@@ -100,7 +131,10 @@ extension ManifestDecoder {
     } else {
       error(root.mark, "missing required key 'version' (write 'version: 1' at the top)")
     }
+  }
 
+  /// The manifest's own settings: name, root, journal, metrics, limits, conditions, hooks.
+  mutating func decodeSettings(_ top: Fields<YAMLPair>) -> Manifest {
     var name = Paths.stem(of: absolutePath)
     var nameMark = SourceMark(line: 1, column: 1)
     if let n = top["name"] {
@@ -133,29 +167,12 @@ extension ManifestDecoder {
     if let h = top["hooks"], let hf = fields(h.value, "hooks", allowed: Keys.hooks), let oc = hf["on_complete"] {
       manifest.onComplete = command(oc.value, "hooks.on_complete")
     }
+    return manifest
+  }
 
-    var defaults = FileFields()
-    let hasDefaults = top["defaults"] != nil
-    if let d = top["defaults"] {
-      defaults = decodeFileFields(d.value, isDefaults: true) ?? FileFields()
-    }
-
-    guard let filesPair = top["files"] else {
-      error(root.mark, "missing required key 'files' (the list of files to keep in step)")
-      return manifest
-    }
-    guard case .sequence(let items) = filesPair.value.kind else {
-      if !filesPair.value.isNull {
-        error(filesPair.value.mark, "files must be a list of file entries, found \(filesPair.value.kindName)")
-      } else {
-        warning(filesPair.value.mark, "files is empty: this manifest keeps nothing in step")
-      }
-      return manifest
-    }
-    if items.isEmpty {
-      warning(filesPair.value.mark, "files is empty: this manifest keeps nothing in step")
-    }
-
+  /// Each file entry over the defaults (nil: none), ids checked unique.
+  /// Returns where entries lack `expected_bytes`.
+  mutating func decodeFiles(_ items: [YAMLNode], defaults: FileFields?, into manifest: inout Manifest) -> [SourceMark] {
     var seenIDs: [String: SourceMark] = [:]
     seenIDs.reserveCapacity(items.count)
     manifest.files.reserveCapacity(items.count)
@@ -172,15 +189,13 @@ extension ManifestDecoder {
         }
       }
       // Without `defaults` there is nothing to merge (and no copy to make).
-      let merged = hasDefaults ? own.over(defaults) : own
+      let merged = defaults.map { own.over($0) } ?? own
       // A duplicate is still checked in full (SPEC §8.2), but never kept.
       guard let entry = makeEntry(merged, item: item, manifest: manifest), !duplicate else { continue }
       if entry.expectedBytes == nil { missingExpected.append(entry.mark) }
       manifest.files.append(entry)
     }
-
-    fileWarnings(manifest, missingExpected: missingExpected, filesMark: filesPair.key.mark)
-    return manifest
+    return missingExpected
   }
 
   private func isIdentifier(_ s: String) -> Bool {
@@ -272,6 +287,22 @@ extension ManifestDecoder {
     for (k, p) in f { r.marks[k] = p.value.mark }
     let label = { (key: String) in isDefaults ? "defaults.\(key)" : key }
 
+    decodeSource(f, into: &r)
+    decodeSizes(f, into: &r, label: label)
+    decodeWhen(f, into: &r, label: label)
+    decodePatience(f, into: &r, label: label)
+    if let p = f["discretionary"] { r.discretionary = bool(p.value, label("discretionary")) }
+    if let p = f["segments"] { r.segments = decodeSegments(p.value, label("segments")) }
+    if let p = f["headers"] { r.headers = decodeHeaders(p.value, label("headers")) }
+    if let p = f["mode"] { r.mode = decodeMode(p.value, label("mode")) }
+    if let p = f["on_change"] { r.onChange = command(p.value, label("on_change")) }
+    if let p = f["verify"] { r.verify = decodeVerify(p.value, label("verify")) }
+    decodeNetwork(f, into: &r, label: label)
+    return r
+  }
+
+  /// id, url, mirrors and destination: where the file comes from and goes.
+  mutating func decodeSource(_ f: Fields<YAMLPair>, into r: inout FileFields) {
     if let p = f["id"], let s = string(p.value, "id") {
       if isIdentifier(s) {
         r.id = s
@@ -293,6 +324,10 @@ extension ManifestDecoder {
       // Confined to root in makeEntry, once root is known.
       r.destination = (s, p.value.mark)
     }
+  }
+
+  /// expected_bytes, max_bytes and sha256: what the bytes must be.
+  mutating func decodeSizes(_ f: Fields<YAMLPair>, into r: inout FileFields, label: (String) -> String) {
     if let p = f["expected_bytes"] { r.expectedBytes = size(p.value, label("expected_bytes")) }
     if let p = f["max_bytes"] {
       r.maxBytes = size(p.value, label("max_bytes"))
@@ -312,6 +347,10 @@ extension ManifestDecoder {
         )
       }
     }
+  }
+
+  /// schedule and not_before: when the file is due.
+  mutating func decodeWhen(_ f: Fields<YAMLPair>, into r: inout FileFields, label: (String) -> String) {
     if let p = f["schedule"], let s = string(p.value, label("schedule")) {
       switch Schedule.parse(s) {
       case .success(let sch):
@@ -338,10 +377,10 @@ extension ManifestDecoder {
           "\(label("not_before")) '\(s)' is not an RFC 3339 date-time such as 2026-12-01T00:00:00Z")
       }
     }
-    if let p = f["discretionary"] { r.discretionary = bool(p.value, label("discretionary")) }
-    if let p = f["segments"] { r.segments = decodeSegments(p.value, label("segments")) }
-    if let p = f["headers"] { r.headers = decodeHeaders(p.value, label("headers")) }
-    if let p = f["mode"] { r.mode = decodeMode(p.value, label("mode")) }
+  }
+
+  /// retry and timeout: how long to keep trying.
+  mutating func decodePatience(_ f: Fields<YAMLPair>, into r: inout FileFields, label: (String) -> String) {
     if let p = f["retry"], let rf = fields(p.value, label("retry"), allowed: Keys.retry) {
       if let a = rf["attempts"] { r.attempts = integer(a.value, label("retry.attempts"), range: 1...100) }
       if let b = rf["backoff"] { r.backoff = duration(b.value, label("retry.backoff")) }
@@ -354,10 +393,6 @@ extension ManifestDecoder {
       if let c = tf["connect"] { r.connect = duration(c.value, label("timeout.connect")) }
       if let s = tf["stall"] { r.stall = duration(s.value, label("timeout.stall")) }
     }
-    if let p = f["on_change"] { r.onChange = command(p.value, label("on_change")) }
-    if let p = f["verify"] { r.verify = decodeVerify(p.value, label("verify")) }
-    decodeNetwork(f, into: &r, label: label)
-    return r
   }
 
   /// A mapping without some keys (already reported), so they are not reported twice.

@@ -127,6 +127,12 @@ public struct ManifestLoader: Sendable {
       journals[j] = journals[j] ?? m
     }
 
+    set.diagnostics += destinationConflicts(set)
+  }
+
+  /// Two tasks writing one path, or one task's file standing where another
+  /// needs a folder.
+  func destinationConflicts(_ set: ManifestSet) -> [Diagnostic] {
     // Who writes each destination, as (manifest, entry) indices: copying
     // entries into the table would cost more than the whole check.
     var owners: [String: (m: Int, e: Int)] = [:]
@@ -182,6 +188,6 @@ public struct ManifestLoader: Sendable {
         }
       }
     }
-    set.diagnostics += conflicts
+    return conflicts
   }
 }

@@ -160,15 +160,26 @@ public enum Planner {
     guard t.runs else { return t }
 
     // 2. What holds it back: not_before, backoff, conditions.
+    holdBack(&t, conditions: conditions, state: state, facts: facts, options: options)
+    return t
+  }
+
+  /// What holds a due task back (not_before, a backoff after failed runs,
+  /// the conditions of a discretionary one): it waits instead.
+  static func holdBack(
+    _ t: inout PlannedTask, conditions: Conditions, state: TaskState?, facts: Facts, options: PlanOptions
+  ) {
+    let e = t.entry
+    let now = facts.now
     if !options.force {
       if let nb = e.notBefore, nb > now {
         hold(&t, "waiting for not_before \(nb.rfc3339)", until: nb)
-        return t
+        return
       }
       if let until = state?.backoffUntil, until > now, let st = state {
         let n = st.failures
         hold(&t, "in backoff after \(n) failed run\(n == 1 ? "" : "s") until \(until.rfc3339)", until: until)
-        return t
+        return
       }
     }
     if e.discretionary {
@@ -176,14 +187,13 @@ public enum Planner {
         let minutes = (w.startMinute - facts.localMinuteOfDay + 1440) % 1440
         let start = Timestamp(seconds: now.seconds + Int64(minutes * 60 - facts.localSecond))
         hold(&t, "outside window \(w) (local time); discretionary", until: start)
-        return t
+        return
       }
       if conditions.acPower && !facts.onACPower {
         hold(&t, "not on mains power (ac_power); discretionary", until: nil)
-        return t
+        return
       }
     }
-    return t
   }
 
   // Helpers take the task inout: local functions capturing it would box it

@@ -434,23 +434,15 @@ public final class TransferEngine: @unchecked Sendable {
     case 416:
       finish(t, .rangeNotSatisfiable(total: t.rangeTotal))
     case 300..<400:
-      guard let next = redirect else {
-        return finish(t, .failed(.unusableAnswer("HTTP \(status) redirect without a Location", retryable: false)))
+      switch Redirect.decide(status: status, location: redirect, hops: t.hops) {
+      case .follow(let next)?:
+        detach(t)
+        begin(t, url: next, hops: t.hops + 1)
+      case .refuse(let why)?:
+        finish(t, .failed(.unusableAnswer(why, retryable: false)))
+      case nil:
+        finish(t, .failed(.unusableAnswer("unexpected HTTP status \(status)", retryable: false)))
       }
-      let lower = next.lowercased()
-      guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-        let scheme = next.split(separator: ":", maxSplits: 1).first.map(String.init) ?? next
-        return finish(
-          t,
-          .failed(
-            .unusableAnswer(
-              "redirect refused: the target's scheme is '\(scheme)' (only http and https are followed)",
-              retryable: false))
-        )
-      }
-      guard t.hops < 10 else { return finish(t, .failed(.unusableAnswer("more than 10 redirects", retryable: false))) }
-      detach(t)
-      begin(t, url: next, hops: t.hops + 1)
     case 400..<600:
       finish(t, .http(status: status, retryAfter: t.retryAfter))
     default:

@@ -146,15 +146,11 @@ private final class ProbeRun {
       return
     }
     let status = a.easy.info(CURLINFO_RESPONSE_CODE)
-    if (300..<400).contains(status) && status != 304, let next = a.easy.infoString(CURLINFO_REDIRECT_URL) {
-      if a.hops >= 10 {
-        results[r.id] = RemoteFact(status: status, error: "more than 10 redirects")
-      } else if !(next.lowercased().hasPrefix("http://") || next.lowercased().hasPrefix("https://")) {
-        results[r.id] = RemoteFact(status: status, error: "redirect to a scheme other than http/https refused")
-      } else {
-        start(r, url: next, hops: a.hops + 1)
-      }
-      return
+    let location = a.easy.infoString(CURLINFO_REDIRECT_URL)
+    switch Redirect.decide(status: status, location: location, hops: a.hops) {
+    case .follow(let next)?: return start(r, url: next, hops: a.hops + 1)
+    case .refuse(let why)?: return results[r.id] = RemoteFact(status: status, error: why)
+    case nil: break
     }
     let length = a.easy.infoOff(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T)
     var fact = RemoteFact(
