@@ -116,6 +116,7 @@ public enum Planner {
       download(&t, "destination is a symlink: it is replaced by the downloaded file, never followed")
     } else if let dest, !dest.isRegular {
       download(&t, "destination is not a regular file; apply will refuse to replace it")
+      t.destinationNotAFile = true
     } else if dest == nil {
       if let (p, size) = held {
         resume(&t, p, size: size, prefix: "")
@@ -209,6 +210,7 @@ public enum Planner {
     t.action = .resume
     t.resumeOffset = size
     t.request = request
+    t.heldPartial = p
     let total = t.entry.expectedBytes ?? p.totalBytes
     let of = total.map { " of \(ByteSize.format($0))" } ?? ""
     let validator = p.etag != nil ? "ETag" : "Last-Modified"

@@ -15,6 +15,12 @@ public struct PlannedTask: Sendable, Hashable {
   public var nextDue: Timestamp?
   /// The partial file a resume continues.
   public var partialPath: String
+  /// The journal's record of that partial (its version, its ranges), read
+  /// by the planner so the runner does not read it again.
+  public var heldPartial: TaskState.Partial?
+  /// Something other than a regular file or symlink stands at the
+  /// destination: apply refuses to replace it (the installer checks again).
+  public var destinationNotAFile = false
   /// The request a first try sends (resume, conditional or whole).
   public var request: RequestPolicy = .whole
   /// The mode an installed destination is set to without a transfer, when

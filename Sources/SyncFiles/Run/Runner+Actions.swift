@@ -96,14 +96,10 @@ extension Runner {
     // only that try's status: an earlier 503 never stands beside a later connection error.
     jobs[i].report.url = url.display
     jobs[i].report.httpStatus = nil
-    if let f = FactGatherer.fact(at: e.destinationPath), !f.isRegular && !f.isSymlink {
-      throw .destinationNotAFile(path: e.destinationPath)
-    }
+    if t.destinationNotAFile { throw .destinationNotAFile(path: e.destinationPath) }
     let root = manifests[jobs[i].manifest].root
     // A resume planned from a partial held since an earlier run: open and re-hash it once.
-    if jobs[i].partial == nil && t.action == .resume && jobs[i].report.attempts == 0,
-      let held = journal.state(t.id).partial
-    {
+    if jobs[i].partial == nil && t.action == .resume && jobs[i].report.attempts == 0, let held = t.heldPartial {
       do throws(InstallError) { try reopen(i, held, root: root) } catch { throw .install(error) }
     }
     var spec = TransferSpec(
