@@ -29,7 +29,7 @@ public struct SizeVerifier: VerifierPlugin {
 
   public func verify(_ input: VerifyInput) -> VerifyVerdict {
     if let total = input.announcedSize, input.size != total {
-      return .refetch("received \(input.size) bytes, the source announced \(total); starting over")
+      return .refetch("received \(input.size) bytes, the source announced \(total)")
     }
     if let exp = input.entry.expectedBytes, input.size > exp {
       return .accept(

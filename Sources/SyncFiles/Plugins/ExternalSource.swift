@@ -106,7 +106,7 @@ final class ExternalTransport: Transport, @unchecked Sendable {
       result = result.discarding(partial)
       result.outcome =
         run.stoppedBecause == .runStopping
-        ? .stopped : .restart("\(name): the source's version changed during a resume; starting over")
+        ? .stopped : .restart("\(name): the source's version changed during a resume")
       return result
     }
     if partial.size > 0 && now.ifRange != nil {

@@ -50,7 +50,7 @@ public struct TaskLifecycle: Sendable, Equatable {
     case notModified
     /// 416 to a resume; `partialIsWhole`: the partial already holds the announced size.
     case rangeNotSatisfiable(partialIsWhole: Bool)
-    /// The partial's bytes cannot be continued (`why` ends in "; starting over").
+    /// The partial's bytes cannot be continued (why, without "; starting over").
     case restart(String)
     case stopped
     case http(status: Int, retryAfter: Double?)
@@ -62,7 +62,7 @@ public struct TaskLifecycle: Sendable, Equatable {
     case accepted
     /// The destination already holds exactly these bytes.
     case sameAsInstalled
-    /// A verifier asks for the file again (`why` ends in "; starting over").
+    /// A verifier asks for the file again (why, without "; starting over").
     case refetch(String)
     /// A verifier refuses these bytes.
     case rejected(String)
@@ -201,7 +201,7 @@ public struct TaskLifecycle: Sendable, Equatable {
     case .notModified:
       return end(.unchanged, [.recordUnchanged])
     case .rangeNotSatisfiable(partialIsWhole: false):
-      return startOver("the server cannot continue the partial (416); starting over")
+      return startOver("the server cannot continue the partial (416)")
     case .restart(let why):
       return startOver(why)
     case .stopped:
@@ -234,14 +234,13 @@ public struct TaskLifecycle: Sendable, Equatable {
   }
 
   /// The partial goes and the file is fetched again, at most `maxRestarts`
-  /// times. `why` is said once in the warnings, and once more, as the
-  /// cause, when the task gives up.
-  private mutating func startOver(_ why: String) -> [Action] {
+  /// times. The cause is said once in the warnings ("…; starting over"),
+  /// and once more when the task gives up.
+  private mutating func startOver(_ cause: String) -> [Action] {
     restarts += 1
+    let why = "\(cause); starting over"
     let said: [Action] = [.discardPartial, .log(why)]
     if restarts > Self.maxRestarts {
-      let suffix = "; starting over"
-      let cause = why.hasSuffix(suffix) ? String(why.dropLast(suffix.count)) : why
       return end(
         .failed,
         said + [

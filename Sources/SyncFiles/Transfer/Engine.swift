@@ -564,16 +564,16 @@ final class Transfer {
     var restarted = false
     if status == 206 {
       guard let p = partial, let cr = header("Content-Range").flatMap(ContentRange.parse) else {
-        failure = .restart("the server answered 206 without a usable Content-Range; starting over")
+        failure = .restart("the server answered 206 without a usable Content-Range")
         return false
       }
       guard cr.start == p.size else {
-        failure = .restart("the server resumed at byte \(cr.start) instead of \(p.size); starting over")
+        failure = .restart("the server resumed at byte \(cr.start) instead of \(p.size)")
         return false
       }
       // The server honoured If-Range, so a validator it left out counts as the same.
       if let sent = spec.request.ifRange, let now = validators, !(now.names(ifRange: sent) ?? true) {
-        failure = .restart("the server's version changed during a resume (If-Range was not honoured); starting over")
+        failure = .restart("the server's version changed during a resume (If-Range was not honoured)")
         return false
       }
       offset = cr.start

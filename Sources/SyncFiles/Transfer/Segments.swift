@@ -179,7 +179,7 @@ final class SegmentGroup {
         t.declined = true
       } else if status == 200 {
         t.failure = .restart(
-          "the server's version changed during a segmented transfer (If-Range answered with the whole file); starting over"
+          "the server's version changed during a segmented transfer (If-Range answered with the whole file)"
         )
       } else {
         return true  // an error status: its body is dropped, the completion says what it was
@@ -189,10 +189,10 @@ final class SegmentGroup {
     guard let cr = contentRange, cr.start == t.rangeStart, cr.total == total else {
       let said = contentRange.map { "bytes \($0.start)-…/\($0.total.map(String.init) ?? "*")" } ?? "no Content-Range"
       t.failure = .restart(
-        "the server answered the range from byte \(t.rangeStart) of \(total) with \(said); starting over")
+        "the server answered the range from byte \(t.rangeStart) of \(total) with \(said)")
       return false
     }
-    t.failure = .restart("the server's version changed during a segmented transfer; starting over")
+    t.failure = .restart("the server's version changed during a segmented transfer")
     return false
   }
 
