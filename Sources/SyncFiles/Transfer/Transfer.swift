@@ -1,0 +1,210 @@
+internal import CCurl
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Per-transfer state, confined to the engine thread.
+final class Transfer {
+  var spec: TransferSpec
+  let done: @Sendable (TransferResult) -> Void
+  unowned let engine: TransferEngine
+  var easy: EasyRequest?
+  var hops = 0
+  var partial: PartialFile?
+  var status = 0
+  var headerLines: [String] = []
+  var decided = false
+  var writing = false
+  var received: Int64 = 0
+  var resumedFrom: Int64 = 0
+  var head: ResponseHead?
+  var failure: TransferOutcome?
+  var validators: Validators?
+  var rangeTotal: Int64?
+  var retryAfter: Int64?
+  /// The final response came over HTTP/1.x (where a body may end at the close).
+  var http1 = false
+  /// The URL of the current request (after redirects).
+  var url = ""
+  var notes: [String] = []
+  // One range of a segmented transfer (SPEC §8.3):
+  var group: SegmentGroup?
+  /// `Range` and `If-Range` lines (nil: the lead, or one stream).
+  var rangeHeaders: [String]?
+  var rangeStart: Int64 = 0
+  /// Where this range stops writing (moved down when another steals its tail).
+  var rangeEnd: Int64 = 0
+  /// What the request asked the server to send up to.
+  var requestEnd: Int64 = 0
+  /// The lead's end once the probe range is confirmed.
+  var plannedEnd: Int64 = 0
+  var written: Int64 = 0
+  var reachedEnd = false
+  /// A range answered with the whole file before any range was confirmed,
+  /// or a mirror's range that disagreed.
+  var declined = false
+  /// Which of its group's sources this range asks (0: the first server).
+  var source = 0
+  var next: Int64 { rangeStart + written }
+  var remaining: Int64 { rangeEnd - next }
+
+  init(spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void, engine: TransferEngine) {
+    self.spec = spec
+    self.done = done
+    self.engine = engine
+    partial = spec.partial
+  }
+
+  func reset(easy: EasyRequest, hops: Int) {
+    self.easy = easy
+    self.hops = hops
+    status = 0
+    headerLines = []
+    decided = false
+    writing = false
+  }
+
+  func result(_ outcome: TransferOutcome) -> TransferResult {
+    TransferResult(
+      id: spec.id, outcome: outcome, status: status, received: received, resumedFrom: resumedFrom, head: head,
+      validators: validators, partial: partial, hasher: spec.hasher, notes: notes)
+  }
+
+  func header(_ name: String) -> String? { headerValue(name, in: headerLines) }
+
+  /// The final response's headers are in: decide what its body is for.
+  /// Returns false to abort the transfer (`failure` says why).
+  func decide() -> Bool {
+    decided = true
+    if !spec.isFile {
+      validators = Validators(etag: header("ETag"), lastModified: header("Last-Modified"), date: header("Date"))
+    }
+    let length = header("Content-Length").flatMap { Int64($0) }
+    if let ra = header("Retry-After") { retryAfter = HTTPDate.retryAfter(ra) }
+    if status == 416, let cr = header("Content-Range") { rangeTotal = ContentRange.parse(cr)?.total }
+    let body = spec.isFile || status == 200 || status == 206
+    guard body else { return true }  // 3xx, 304, 416, errors: the body is not the file; it is dropped.
+    if !spec.isFile, let encoding = header("Content-Encoding"), encoding.lowercased() != "identity" {
+      // Checksums and the file are the bytes as stored: an encoded body is never installed (SPEC §8.2).
+      failure = .failed(
+        .unusableAnswer(
+          "the server sent the body with Content-Encoding: \(encoding) although syncfiles asked for identity; refused, nothing installed",
+          retryable: false))
+      return false
+    }
+    if let g = group, rangeHeaders != nil {
+      let cr = header("Content-Range").flatMap(ContentRange.parse)
+      writing = g.decide(self, status: status, contentRange: cr, now: validators)
+      return writing
+    }
+
+    var offset: Int64 = 0
+    var total = length
+    var restarted = false
+    if status == 206 {
+      guard let p = partial, let cr = header("Content-Range").flatMap(ContentRange.parse) else {
+        failure = .restart("the server answered 206 without a usable Content-Range")
+        return false
+      }
+      guard cr.start == p.size else {
+        failure = .restart("the server resumed at byte \(cr.start) instead of \(p.size)")
+        return false
+      }
+      // The server honoured If-Range, so a validator it left out counts as the same.
+      if let sent = spec.request.ifRange, let now = validators, !(now.names(ifRange: sent) ?? true) {
+        failure = .restart("the server's version changed during a resume (If-Range was not honoured)")
+        return false
+      }
+      offset = cr.start
+      total = cr.total
+    } else {
+      // A whole body: what the partial held (if anything) is of no use now.
+      do {
+        if let p = partial {
+          if p.size > 0 {
+            try p.truncate()
+            spec.hasher.reset()
+            restarted = true
+          }
+        } else {
+          partial = try PartialFile(root: spec.root, relative: spec.relative, resume: false)
+        }
+      } catch {
+        failure = .failed(.partialFile(error))
+        return false
+      }
+    }
+    if let max = spec.maxBytes, let total, total > max {
+      failure = .failed(.tooLarge(limit: max, announced: total))
+      return false
+    }
+    resumedFrom = offset
+    var h = ResponseHead(
+      status: status, validators: validators ?? Validators(etag: nil, lastModified: nil, dateIsStrong: false),
+      totalBytes: total, offset: offset, restarted: restarted)
+    let chunked = header("Transfer-Encoding")?.lowercased().contains("chunked") ?? false
+    h.lengthUnknown = !spec.isFile && http1 && length == nil && !chunked
+    head = h
+    spec.onBody(h)
+    writing = true
+    if !h.lengthUnknown && offset == 0 { engine.considerSegments(self, total: total) }
+    return failure == nil
+  }
+
+  /// Body bytes: counted, capped by max_bytes, hashed and appended to the partial.
+  func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
+    if !decided && !decide() { return false }
+    guard writing else { return true }
+    if let g = group { return g.write(self, buffer) }
+    guard let p = partial else {
+      failure = .failed(.engine("a body arrived without a partial file"))
+      return false
+    }
+    guard engine.admit(buffer.count, self) else { return false }
+    if let max = spec.maxBytes, p.size + Int64(buffer.count) > max {
+      failure = .failed(.tooLarge(limit: max, announced: nil))
+      return false
+    }
+    do {
+      try p.write(buffer)
+    } catch {
+      failure = .failed(.partialFile(error))
+      return false
+    }
+    spec.hasher.update(buffer)
+    received += Int64(buffer.count)
+    engine.count(buffer.count)
+    return true
+  }
+}
+
+let transferHeaderCallback: sf_curl_data_cb = { ptr, size, count, userdata in
+  let n = size * count
+  guard let ptr, let userdata else { return n }
+  let t = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+  let line = String(decoding: UnsafeRawBufferPointer(start: ptr, count: n), as: UTF8.self)
+  if line.hasPrefix("HTTP/") {
+    t.headerLines.removeAll()
+    let parts = line.split(separator: " ", maxSplits: 2)
+    t.status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+    t.http1 = line.hasPrefix("HTTP/1")
+    t.decided = false
+  } else if line == "\r\n" || line == "\n" {
+    // End of a response's headers; 1xx responses are interim.
+    if t.status >= 200 && !t.decided && !t.decide() { return 0 }
+  } else {
+    t.headerLines.append(line)
+  }
+  return n
+}
+
+let transferWriteCallback: sf_curl_data_cb = { ptr, size, count, userdata in
+  let n = size * count
+  guard let ptr, let userdata else { return n }
+  let t = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+  let buffer = UnsafeRawBufferPointer(start: ptr, count: n)
+  if t.write(buffer) { return n }
+  // Not admitted under the rate cap: pause; libcurl delivers the same bytes again later.
+  return t.failure == nil && t.writing && !t.reachedEnd ? sf_writefunc_pause : 0
+}

@@ -1,0 +1,76 @@
+/// One transfer for the engine: where to fetch from, what to send, where the
+/// bytes go. Built by the runner; handed to the engine thread and back.
+public struct TransferSpec: @unchecked Sendable {
+  public var id: String
+  /// The URL to fetch (expanded: never print it).
+  public var url: String
+  /// Manifest headers, `Name: value` (expanded: never print them).
+  public var headers: [String]
+  /// Lower-case URL scheme.
+  public var scheme: String
+  public var isFile: Bool { scheme == "file" }
+  /// Where a partial file is created when a body arrives.
+  public var root: String
+  public var relative: String
+  /// An open partial being resumed: its size is the offset asked for.
+  public var partial: PartialFile?
+  /// Hashes every byte of the partial, those held before included.
+  public var hasher: SHA256Hasher
+  /// What to ask for: a resume, a conditional request or the whole file.
+  public var request: RequestPolicy = .whole
+  /// TLS trust, proxy and netrc of the entry.
+  public var network = NetworkOptions()
+  /// Values to mask in `--verbose` output.
+  public var secrets = Secrets()
+  public var maxBytes: Int64?
+  public var connectTimeout: TimeSpan
+  public var stall: TimeSpan
+  /// Called on the engine thread when a body is about to be written (after
+  /// the partial was created or cut back, before its first byte), so that
+  /// the journal knows the partial's validators before it holds any byte.
+  public var onBody: @Sendable (ResponseHead) -> Void
+  /// Ranges at once (SPEC §8.3): nil is `auto` (4 from 64 MiB), 1 one stream.
+  public var segments: Int? = 1
+  /// Mirrors that may serve ranges of a segmented transfer: the URL to ask
+  /// (expanded: never print it) and the URL to name in messages.
+  public var mirrors: [(url: String, name: String)] = []
+  /// Ranges held since an earlier run: the transfer asks only for the rest.
+  public var held: HeldRanges?
+  /// Called on the engine thread with the bytes a segmented partial holds
+  /// (and the whole size), before the first range lands and as they grow.
+  /// Nil ranges: the partial is one stream again (its held prefix).
+  public var onRanges: (@Sendable (ByteRanges?, Int64) -> Void)?
+
+  public init(
+    id: String, url: String, headers: [String], scheme: String, root: String, relative: String,
+    partial: PartialFile?, hasher: SHA256Hasher, connectTimeout: TimeSpan, stall: TimeSpan,
+    onBody: @escaping @Sendable (ResponseHead) -> Void
+  ) {
+    self.id = id
+    self.url = url
+    self.headers = headers
+    self.scheme = scheme
+    self.root = root
+    self.relative = relative
+    self.partial = partial
+    self.hasher = hasher
+    self.connectTimeout = connectTimeout
+    self.stall = stall
+    self.onBody = onBody
+  }
+}
+
+/// A segmented partial held for a resume: its bytes, size and version.
+public struct HeldRanges: Sendable {
+  public var ranges: ByteRanges
+  public var total: Int64
+  public var validators: Validators
+  /// Bytes from 0 the task's hasher has already taken in.
+  public var hashed: Int64
+  public init(ranges: ByteRanges, total: Int64, validators: Validators, hashed: Int64) {
+    self.ranges = ranges
+    self.total = total
+    self.validators = validators
+    self.hashed = hashed
+  }
+}
