@@ -22,11 +22,6 @@ public enum InstallError: Error, Sendable, Hashable, CustomStringConvertible {
     case replaced = "was replaced (by a symlink or another file)"
   }
 
-  public var errno: Errno? {
-    if case .system(_, _, let e, _, _) = self { return e }
-    return nil
-  }
-
   public var message: String {
     switch self {
     case .system(let doing, let path, let e, let detail, let consequence):

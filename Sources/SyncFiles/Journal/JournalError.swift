@@ -11,11 +11,6 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The file could not be read (`why`: the reader's words).
   case unreadable(path: String, why: String)
 
-  public var errno: Errno? {
-    if case .system(_, _, let e, _) = self { return e }
-    return nil
-  }
-
   public var message: String {
     switch self {
     case .locked(let journal, let holder): return "another syncfiles apply (pid \(holder)) holds the journal \(journal)"

@@ -247,7 +247,6 @@ extension Runner {
       }
       jobs[f].partial = p
       jobs[f].report.sha256 = jobs[leader].report.sha256
-      jobs[f].verifiedDigest = jobs[leader].verifiedDigest
       // The leader's validators name a version at its URL only.
       if e.url == jobs[leader].task.entry.url { jobs[f].pendingValidators = jobs[leader].pendingValidators }
       return true

@@ -27,13 +27,4 @@ enum Syscall {
       if e != EINTR { throw fail(Errno(e)) }
     }
   }
-
-  /// The call's result, or nil (errno set) on a failure other than EINTR.
-  static func retrying<T: BinaryInteger>(_ call: () -> T) -> T? {
-    while true {
-      let r = call()
-      if r >= 0 { return r }
-      if errno != EINTR { return nil }
-    }
-  }
 }

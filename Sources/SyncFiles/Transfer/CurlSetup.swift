@@ -110,6 +110,15 @@ extension EasyRequest {
     }
   }
 
+  /// The request's header lines: `Accept-Encoding: identity` (checksums are
+  /// of the bytes as stored), the manifest's headers only when `url` is on
+  /// the origin of the task's own URL, then `conditions` (validators, Range).
+  func setRequestHeaders(url: String, entryOrigin: String, manifest: [String], conditions: [String]) {
+    var lines = ["Accept-Encoding: identity"]
+    if !manifest.isEmpty && RemoteProbe.origin(of: url) == entryOrigin { lines += manifest }
+    setHeaders(lines + conditions)
+  }
+
   /// The manifest's `tls:` keys replace the system store; without them the
   /// environment does, as the curl tool reads it.
   private func configureTrust(_ tls: TLSOptions, environment env: NetworkEnvironment) {

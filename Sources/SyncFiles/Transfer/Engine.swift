@@ -162,8 +162,9 @@ public final class TransferEngine: @unchecked Sendable {
     t.reset(easy: easy, hops: hops)
     t.url = url
     let s = t.spec
+    let entryOrigin = RemoteProbe.origin(of: s.url)
     easy.configure(
-      url: url, entryOrigin: RemoteProbe.origin(of: s.url), isFile: s.isFile, network: s.network,
+      url: url, entryOrigin: entryOrigin, isFile: s.isFile, network: s.network,
       environment: environment, connectTimeout: s.connectTimeout)
     if let verbose { easy.trace(VerboseSink(id: s.id, secrets: s.secrets, log: verbose)) }
     easy.set(CURLOPT_LOW_SPEED_LIMIT, 1024)
@@ -177,19 +178,15 @@ public final class TransferEngine: @unchecked Sendable {
         _ = sf_easy_setopt_off(easy.handle, CURLOPT_TIMEVALUE_LARGE, curl_off_t(since.seconds))
       }
     } else {
-      var lines = ["Accept-Encoding: identity"]
-      // Manifest headers go only to the origin of the task's own URL.
-      if !s.headers.isEmpty && (url == s.url || RemoteProbe.origin(of: url) == RemoteProbe.origin(of: s.url)) {
-        lines += s.headers
-      }
+      var conditions: [String] = []
       if let range = t.rangeHeaders {
-        lines += range
+        conditions = range
       } else {
         // A resume needs data to continue; without it the whole file is asked for.
         let size = t.partial?.size ?? 0
-        if s.request.ifRange == nil || size > 0 { lines += s.request.headerLines(partialSize: size) }
+        if s.request.ifRange == nil || size > 0 { conditions = s.request.headerLines(partialSize: size) }
       }
-      easy.setHeaders(lines)
+      easy.setRequestHeaders(url: url, entryOrigin: entryOrigin, manifest: s.headers, conditions: conditions)
     }
     let me = Unmanaged.passUnretained(t).toOpaque()
     _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)

@@ -116,16 +116,12 @@ private final class ProbeRun {
     easy.set(CURLOPT_NOBODY, 1)
     easy.set(CURLOPT_TIMEOUT, Int(options.timeout.seconds))
     if !isFile {
-      var lines = ["Accept-Encoding: identity"]
-      // Manifest headers go only to the origin of the task's own URL.
-      if RemoteProbe.origin(of: url) == entryOrigin {
-        lines += r.headers.map { "\($0.name): \($0.value.revealed)" }
-      }
       // The conditions of the task's request; a resume's Range is not asked for by a HEAD.
       var policy = r.policy
       if case .resume = policy.condition { policy.condition = .none }
-      lines += policy.headerLines(partialSize: 0)
-      easy.setHeaders(lines)
+      easy.setRequestHeaders(
+        url: url, entryOrigin: entryOrigin, manifest: r.headers.map { "\($0.name): \($0.value.revealed)" },
+        conditions: policy.headerLines(partialSize: 0))
     }
     _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_HEADERFUNCTION, headerCallback)
     _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_HEADERDATA, Unmanaged.passUnretained(easy).toOpaque())
