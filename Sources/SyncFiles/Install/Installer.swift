@@ -25,7 +25,9 @@ public final class PartialFile: @unchecked Sendable {
   /// Bytes in the partial file.
   public private(set) var size: Int64
 
-  public static func partialName(for name: String) -> String { "." + name + ".syncfiles-partial" }
+  public static func partialName(for name: String) -> String { "." + name + suffix }
+  /// How every partial's name ends.
+  public static let suffix = ".syncfiles-partial"
 
   /// Where partial data of a destination lives: hidden, in the destination's own folder.
   public static func path(for destination: String) -> String {

@@ -16,10 +16,18 @@ public enum JournalFormat {
 
   /// The encoded line for one record.
   static func line(_ payload: JSONValue) -> [UInt8] {
-    let body = Array(payload.serialized().utf8)
+    let body = payload.bytes()
     let crc = CRC32.checksum(body)
-    let hex = String(crc, radix: 16)
-    return Array("\(body.count) \(String(repeating: "0", count: 8 - hex.count) + hex) ".utf8) + body + [0x0A]
+    var out: [UInt8] = []
+    out.reserveCapacity(body.count + 32)
+    JSONValue.writeInt(Int64(body.count), to: &out)
+    out.append(0x20)
+    let hex = Array("0123456789abcdef".utf8)
+    for shift in stride(from: 28, through: 0, by: -4) { out.append(hex[Int((crc >> UInt32(shift)) & 0xF)]) }
+    out.append(0x20)
+    out += body
+    out.append(0x0A)
+    return out
   }
 
   public struct Contents: Sendable {
@@ -90,7 +98,7 @@ public enum JournalFormat {
       }
       let body = line[(s1 + 10)...]
       guard body.count == len, CRC32.checksum(body) == crc,
-        let v = try? JSONValue.parse(String(decoding: body, as: UTF8.self))
+        let v = try? JSONValue.parse(bytes: body)
       else {
         c.dropped += 1
         continue
@@ -184,7 +192,21 @@ public final class JournalWriter {
     if c.damagedInside > 0 || c.headerDamaged { try compact() }
   }
 
-  deinit { close(fd) }
+  deinit {
+    try? flush()
+    close(fd)
+  }
+
+  /// Records not yet written (`record(_:flush: false)`), in order.
+  private var pending: [UInt8] = []
+
+  /// Writes the records held back, in one write.
+  public func flush() throws(JournalError) {
+    guard !pending.isEmpty else { return }
+    let bytes = pending
+    pending.removeAll(keepingCapacity: true)
+    try append(bytes)
+  }
 
   private func append(_ bytes: [UInt8]) throws(JournalError) {
     guard FileIO.writeAll(fd, bytes, at: size) else {
@@ -194,14 +216,18 @@ public final class JournalWriter {
   }
 
   /// Records a task's new state (appended; call `sync` to make it durable).
-  public func record(_ state: TaskState) throws(JournalError) {
-    try append(JournalFormat.line(state.json))
+  /// `flush: false` holds the line back until the next `flush`, `sync` or
+  /// a record that flushes (one write for a batch of records; order is kept).
+  public func record(_ state: TaskState, flush now: Bool = true) throws(JournalError) {
+    pending += JournalFormat.line(state.json)
     contents.tasks[state.id] = state
     contents.records += 1
+    if now || pending.count >= 64 * 1024 { try flush() }
   }
 
   /// Makes every record so far durable.
   public func sync() throws(JournalError) {
+    try flush()
     try Syscall.check({ fdatasync(fd) }) { e in JournalError.system(doing: "cannot sync journal", path: path, errno: e)
     }
   }
@@ -214,6 +240,8 @@ public final class JournalWriter {
   /// it, rename it over the journal, fsync the folder. A kill at any point
   /// leaves either the old journal or the new one.
   public func compact() throws(JournalError) {
+    // The new file holds every state, those held back included.
+    pending.removeAll()
     let tmp = path + ".compact"
     let nfd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     guard nfd >= 0 else { throw .system(doing: "cannot create", path: tmp, errno: Errno(errno)) }

@@ -2,9 +2,11 @@
   import Glibc
 #endif
 
-/// The journal shared by the runner and the transfer engine's thread: every
+/// The journal shared by the runner and the transfer engine's thread: a
 /// change to a task's state is appended at once (a kill loses nothing that
-/// was recorded), `sync` makes them durable in groups.
+/// was recorded), or with `flush: false` held until the next `flush` (the
+/// runner writes a batch of outcomes in one write); `sync` makes them
+/// durable in groups.
 public final class SessionJournal: @unchecked Sendable {
   private let lock = Lock()
   private let writer: JournalWriter
@@ -19,14 +21,22 @@ public final class SessionJournal: @unchecked Sendable {
     lock.locked { writer.contents.tasks[id] ?? TaskState(id: id) }
   }
 
-  /// Applies `change` to the task's latest state and appends the result.
+  /// Applies `change` to the task's latest state and appends the result
+  /// (`flush: false`: at the next `flush`).
   @discardableResult
-  public func update(_ id: String, _ change: (inout TaskState) -> Void) -> TaskState {
+  public func update(_ id: String, flush: Bool = true, _ change: (inout TaskState) -> Void) -> TaskState {
     lock.locked {
       var s = writer.contents.tasks[id] ?? TaskState(id: id)
       change(&s)
-      do throws(JournalError) { try writer.record(s) } catch { self.error = self.error ?? error }
+      do throws(JournalError) { try writer.record(s, flush: flush) } catch { self.error = self.error ?? error }
       return s
+    }
+  }
+
+  /// Writes the records held back.
+  public func flush() {
+    lock.locked {
+      do throws(JournalError) { try writer.flush() } catch { self.error = self.error ?? error }
     }
   }
 

@@ -191,10 +191,12 @@ extension String {
 extension StringProtocol {
   /// Without leading and trailing spaces, tabs, CRs and LFs (header values, /sys files).
   func trimmingWhitespace() -> String {
-    var s = Substring(self)
-    while let f = s.first, f == " " || f == "\t" || f == "\r" || f == "\n" || f == "\r\n" { s = s.dropFirst() }
-    while let l = s.last, l == " " || l == "\t" || l == "\r" || l == "\n" || l == "\r\n" { s = s.dropLast() }
-    return String(s)
+    let u = utf8
+    func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+    guard let first = u.firstIndex(where: { !isSpace($0) }) else { return "" }
+    var last = first
+    for i in u[first...].indices where !isSpace(u[i]) { last = i }
+    return String(decoding: u[first...last], as: UTF8.self)
   }
 }
 

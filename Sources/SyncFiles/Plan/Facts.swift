@@ -82,6 +82,7 @@ public enum FactGatherer {
     var disksByFolder: [String: DiskFact] = [:]
     // Folders that do not exist: nothing in them needs a stat of its own.
     var missingFolders = Set<String>()
+    var partials = PartialLookup(manifests)
     for m in manifests {
       for e in m.files {
         let folder = Paths.folder(of: e.destinationPath)
@@ -101,11 +102,38 @@ public enum FactGatherer {
           if let f = fact(at: held) { facts.files[held] = f }
         } else if !inMissingFolder {
           let partial = PartialFile.path(for: e.destinationPath)
-          if let f = fact(at: partial) { facts.files[partial] = f }
+          if partials.mayExist(partial, in: folder), let f = fact(at: partial) { facts.files[partial] = f }
         }
       }
     }
     return facts
+  }
+
+  /// Whether a partial may lie beside a destination. A folder with many
+  /// destinations is listed once, instead of a failed stat for each.
+  struct PartialLookup {
+    static let listFrom = 64
+    var crowded: Set<String>
+    var listed: [String: Set<String>] = [:]
+
+    init(_ manifests: [Manifest]) {
+      var count: [String: Int] = [:]
+      for m in manifests { for e in m.files { count[Paths.folder(of: e.destinationPath), default: 0] += 1 } }
+      crowded = Set(count.filter { $0.value >= Self.listFrom }.keys)
+    }
+
+    mutating func mayExist(_ partial: String, in folder: String) -> Bool {
+      guard crowded.contains(folder) else { return true }
+      if listed[folder] == nil {
+        // Unreadable: every partial is looked up by its own stat.
+        guard let names = FileIO.listFolder(folder) else {
+          crowded.remove(folder)
+          return true
+        }
+        listed[folder] = Set(names.filter { $0.hasSuffix(PartialFile.suffix) })
+      }
+      return listed[folder]!.contains(Paths.fileName(of: partial))
+    }
   }
 
   /// A destination worth hashing (SPEC §8.3 adoption): the entry declares

@@ -82,8 +82,9 @@ public enum Planner {
 
   /// 16 lower-case hex digits.
   static func hex16(_ h: UInt64) -> String {
-    let hex = String(h, radix: 16)
-    return String(repeating: "0", count: 16 - hex.count) + hex
+    let digits = Array("0123456789abcdef".utf8)
+    return String(
+      decoding: stride(from: 60, through: 0, by: -4).map { digits[Int((h >> UInt64($0)) & 0xF)] }, as: UTF8.self)
   }
 
   static func matches(_ id: String, patterns: [String]) -> Bool {

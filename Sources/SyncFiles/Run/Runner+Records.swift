@@ -37,7 +37,7 @@ extension Runner {
     jobs[i].partialValidators = nil
     jobs[i].held = nil
     jobs[i].hasher.reset()
-    journal.update(jobs[i].task.id) { $0.partial = nil }
+    journal.update(jobs[i].task.id, flush: false) { $0.partial = nil }
   }
 
   /// A body whose end only the closing connection marked (SPEC §8.2): a
@@ -111,7 +111,7 @@ extension Runner {
     let v = jobs[i].pendingValidators
     let changed = previous == nil || previous != digest
     let manifest = manifests[jobs[i].manifest]
-    journal.update(e.qualifiedID) { s in
+    journal.update(e.qualifiedID, flush: false) { s in
       // The hooks are owed from the moment the new bytes are in place, in the same record.
       if changed {
         s.changeHookPending = s.changeHookPending || e.onChange != nil
@@ -148,8 +148,7 @@ extension Runner {
   func unchanged(_ i: Int, validators v: Validators?, digest: String? = nil, replacingRecord: Bool = false) {
     let e = jobs[i].task.entry
     let now = Timestamp.current()
-    let fact = FactGatherer.fact(at: e.destinationPath)
-    journal.update(e.qualifiedID) { s in
+    journal.update(e.qualifiedID, flush: false) { s in
       let fp = Planner.fingerprint(e)
       if s.fingerprint != fp || replacingRecord { s.installed = nil }
       s.fingerprint = fp
@@ -170,7 +169,8 @@ extension Runner {
           inst.dateIsStrong = v.dateIsStrong
         }
         s.installed = inst
-      } else if let f = fact {
+      } else if let f = FactGatherer.fact(at: e.destinationPath) {
+        // Only a destination the journal has no record of is looked at again.
         s.installed = TaskState.Installed(
           size: f.size, mtimeNs: f.mtimeNs, etag: v?.etag, lastModified: v?.lastModified, sha256: digest,
           dateIsStrong: v?.dateIsStrong ?? false)
@@ -201,7 +201,7 @@ extension Runner {
     let keep = jobs[i].partial != nil && jobs[i].resumable && retryable
     if !keep { jobs[i].partial?.discard() }
     let size = jobs[i].partial?.size
-    journal.update(e.qualifiedID) { s in
+    journal.update(e.qualifiedID, flush: false) { s in
       s.lastCheck = now
       s.lastOutcome = .failed
       s.lastError = why
@@ -222,7 +222,7 @@ extension Runner {
     let size = jobs[i].partial?.size
     let resumable = jobs[i].resumable && (size ?? 0) > 0
     if !resumable { jobs[i].partial?.discard() }
-    journal.update(e.qualifiedID) { s in
+    journal.update(e.qualifiedID, flush: false) { s in
       s.lastOutcome = .interrupted
       s.lastError = why
       if resumable, let size { s.partial?.offset = size } else { s.partial = nil }

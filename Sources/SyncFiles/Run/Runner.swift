@@ -76,8 +76,9 @@ public final class Runner: @unchecked Sendable {
 
   func post(_ e: Event) {
     lock.locked {
+      // Only the run loop waits, and only for an empty queue: one wake-up per batch.
+      if events.isEmpty { lock.signal() }
       events.append(e)
-      lock.signal()
     }
   }
 
@@ -129,6 +130,8 @@ public final class Runner: @unchecked Sendable {
       if loop.stopping == nil { startMore() }
       if loop.isIdle { break }
       for e in nextEvents(deadline: deadline) { handle(e) }
+      // The outcomes of a batch of events reach the journal in one write.
+      journal.flush()
       let t = monotonicSeconds()
       if loop.stopping == nil, let d = deadline, t >= d { stopRun("deadline", saying: "deadline reached") }
       releaseRetries(now: t)
@@ -144,7 +147,9 @@ public final class Runner: @unchecked Sendable {
   func makeJobs() -> [Job] {
     var manifestOf: [String: Int] = [:]
     for (i, m) in manifests.enumerated() { for f in m.files { manifestOf[f.qualifiedID] = i } }
-    return plan.tasks.map { t in
+    // One draw from the system for the run (not a getrandom per task); each task's jitter seed follows from it.
+    let runSeed = UInt64.random(in: 0...UInt64.max)
+    return plan.tasks.enumerated().map { n, t in
       let outcome: TaskOutcome = t.action == .wait ? .waiting : .skipped
       let urls = [t.entry.url] + t.entry.mirrors
       let r = t.entry.retry
@@ -152,11 +157,20 @@ public final class Runner: @unchecked Sendable {
         attempts: r.attempts, backoff: Double(r.backoff.seconds), maxBackoff: Double(r.maxBackoff.seconds))
       return Job(
         task: t, manifest: manifestOf[t.id] ?? 0, urls: urls,
-        life: TaskLifecycle(sources: urls.map(\.display), retry: retry, seed: UInt64.random(in: 0...UInt64.max)),
+        life: TaskLifecycle(
+          sources: urls.map(\.display), retry: retry, seed: Runner.mix(runSeed, n)),
         report: TaskReport(
           id: t.id, url: t.entry.url.display, destination: t.entry.destinationPath, action: t.action,
           outcome: outcome, reason: t.reason))
     }
+  }
+
+  /// Task `n`'s seed from the run's (the SplitMix64 output for step `n`).
+  static func mix(_ seed: UInt64, _ n: Int) -> UInt64 {
+    var z = seed &+ UInt64(n + 1) &* 0x9E37_79B9_7F4A_7C15
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
   }
 
   /// The end of every run: the journal made durable, the hooks it owes run

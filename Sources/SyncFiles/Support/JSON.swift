@@ -30,77 +30,102 @@ public enum JSONValue: Sendable, Hashable {
 
   /// Compact serialization; `pretty` indents with two spaces.
   public func serialized(pretty: Bool = false) -> String {
-    var out = ""
+    String(decoding: bytes(pretty: pretty), as: UTF8.self)
+  }
+
+  /// The serialization as UTF-8 bytes (what the journal writes).
+  public func bytes(pretty: Bool = false) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(512)
     write(to: &out, pretty: pretty, indent: 0)
     return out
   }
 
-  private func write(to out: inout String, pretty: Bool, indent: Int) {
+  private func write(to out: inout [UInt8], pretty: Bool, indent: Int) {
     switch self {
-    case .null: out += "null"
-    case .bool(let b): out += b ? "true" : "false"
-    case .int(let i): out += String(i)
+    case .null: out += "null".utf8
+    case .bool(let b): out += (b ? "true" : "false").utf8
+    case .int(let i): JSONValue.writeInt(i, to: &out)
     case .double(let d):
-      if d.isFinite { out += String(d) } else { out += "null" }
+      if d.isFinite { out += String(d).utf8 } else { out += "null".utf8 }
     case .string(let s): JSONValue.writeString(s, to: &out)
     case .array(let items):
-      if items.isEmpty {
-        out += "[]"
-        return
-      }
-      out += "["
+      out.append(UInt8(ascii: "["))
       for (i, item) in items.enumerated() {
-        if i > 0 { out += "," }
+        if i > 0 { out.append(UInt8(ascii: ",")) }
         if pretty { JSONValue.newline(&out, indent + 1) }
         item.write(to: &out, pretty: pretty, indent: indent + 1)
       }
-      if pretty { JSONValue.newline(&out, indent) }
-      out += "]"
+      if pretty && !items.isEmpty { JSONValue.newline(&out, indent) }
+      out.append(UInt8(ascii: "]"))
     case .object(let pairs):
-      if pairs.isEmpty {
-        out += "{}"
-        return
-      }
-      out += "{"
+      out.append(UInt8(ascii: "{"))
       for (i, (key, value)) in pairs.enumerated() {
-        if i > 0 { out += "," }
+        if i > 0 { out.append(UInt8(ascii: ",")) }
         if pretty { JSONValue.newline(&out, indent + 1) }
         JSONValue.writeString(key, to: &out)
-        out += pretty ? ": " : ":"
+        out.append(UInt8(ascii: ":"))
+        if pretty { out.append(UInt8(ascii: " ")) }
         value.write(to: &out, pretty: pretty, indent: indent + 1)
       }
-      if pretty { JSONValue.newline(&out, indent) }
-      out += "}"
+      if pretty && !pairs.isEmpty { JSONValue.newline(&out, indent) }
+      out.append(UInt8(ascii: "}"))
     }
   }
 
-  private static func newline(_ out: inout String, _ indent: Int) {
-    out += "\n"
-    out += String(repeating: "  ", count: indent)
+  private static func newline(_ out: inout [UInt8], _ indent: Int) {
+    out.append(0x0A)
+    out += repeatElement(UInt8(ascii: " "), count: 2 * indent)
   }
 
-  private static func writeString(_ s: String, to out: inout String) {
-    out += "\""
+  /// Decimal digits without a String in between (journal records are mostly numbers and short strings).
+  static func writeInt(_ v: Int64, to out: inout [UInt8]) {
+    if v < 0 { out.append(UInt8(ascii: "-")) }
+    var m = v.magnitude
+    var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: room for 20 digits
+    var n = 0
+    withUnsafeMutableBytes(of: &digits) { d in
+      repeat {
+        d[n] = UInt8(ascii: "0") + UInt8(m % 10)
+        m /= 10
+        n += 1
+      } while m > 0
+      for k in stride(from: n - 1, through: 0, by: -1) { out.append(d[k]) }
+    }
+  }
+
+  private static func writeString(_ s: String, to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
     // Most strings (ids, paths, URLs, dates) need no escape: copied whole.
     // U+2028 and U+2029 begin with the byte 0xE2, so that byte takes the slow way.
-    if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x7F && $0 != 0xE2 }) {
-      out += s
-      out += "\""
+    func plain(_ b: UInt8) -> Bool { b >= 0x20 && b != 0x22 && b != 0x5C && b != 0x7F && b != 0xE2 }
+    let copied = s.utf8.withContiguousStorageIfAvailable { u -> Bool in
+      guard u.allSatisfy(plain) else { return false }
+      out.append(contentsOf: u)
+      return true
+    }
+    if copied
+      ?? (s.utf8.allSatisfy(plain)
+        && {
+          out += s.utf8; return true
+        }())
+    {
+      out.append(UInt8(ascii: "\""))
       return
     }
     for scalar in s.unicodeScalars {
       switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
+      case "\"": out += "\\\"".utf8
+      case "\\": out += "\\\\".utf8
+      case "\n": out += "\\n".utf8
+      case "\r": out += "\\r".utf8
+      case "\t": out += "\\t".utf8
       case let c where c.value < 0x20 || c.value == 0x7F || c.value == 0x2028 || c.value == 0x2029:
         let hex = String(c.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: out.unicodeScalars.append(scalar)
+        out += ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8
+      default: out += String(scalar).utf8
       }
     }
-    out += "\""
+    out.append(UInt8(ascii: "\""))
   }
 }

@@ -7,12 +7,24 @@ extension JSONValue {
   /// Parses RFC 8259 JSON. Depth is limited to 64; integers that fit in
   /// Int64 stay integers, other numbers become doubles.
   public static func parse(_ text: String) throws(ParseError) -> JSONValue {
-    var p = Parser(bytes: Array(text.utf8))
-    p.skipSpace()
-    let v = try p.value(depth: 0)
-    p.skipSpace()
-    if p.i != p.bytes.count { throw ParseError(offset: p.i, message: "trailing characters") }
-    return v
+    try parse(bytes: Array(text.utf8)[...])
+  }
+
+  /// Parses JSON given as UTF-8 bytes (a journal record, without a String in between).
+  public static func parse(bytes: ArraySlice<UInt8>) throws(ParseError) -> JSONValue {
+    let r = bytes.withUnsafeBufferPointer { b -> Result<JSONValue, ParseError> in
+      var p = Parser(bytes: b)
+      do throws(ParseError) {
+        p.skipSpace()
+        let v = try p.value(depth: 0)
+        p.skipSpace()
+        if p.i != b.count { throw ParseError(offset: p.i, message: "trailing characters") }
+        return .success(v)
+      } catch {
+        return .failure(error)
+      }
+    }
+    return try r.get()
   }
 
   public subscript(key: String) -> JSONValue? {
@@ -39,7 +51,7 @@ extension JSONValue {
   }
 
   private struct Parser {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var i = 0
 
     mutating func skipSpace() {
@@ -50,7 +62,7 @@ extension JSONValue {
 
     mutating func literal(_ word: String, _ v: JSONValue) throws(ParseError) -> JSONValue {
       let w = Array(word.utf8)
-      guard i + w.count <= bytes.count, Array(bytes[i..<(i + w.count)]) == w else { throw fail("bad literal") }
+      guard i + w.count <= bytes.count, bytes[i..<(i + w.count)].elementsEqual(w) else { throw fail("bad literal") }
       i += w.count
       return v
     }
@@ -137,10 +149,20 @@ extension JSONValue {
         if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
         while i < bytes.count, bytes[i] >= 0x30 && bytes[i] <= 0x39 { i += 1 }
       }
+      if isInteger, let v = Parser.integer(bytes[start..<i]) { return .int(v) }
       let text = String(decoding: bytes[start..<i], as: UTF8.self)
-      if isInteger, let v = Int64(text) { return .int(v) }
       guard let d = Double(text) else { throw fail("bad number") }
       return .double(d)
+    }
+
+    /// An optional minus and up to 18 digits (always within Int64); longer ones go through `Int64(String)`.
+    static func integer(_ b: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
+      let negative = b.first == UInt8(ascii: "-")
+      let digits = negative ? b.dropFirst() : b
+      guard digits.count <= 18 else { return Int64(String(decoding: b, as: UTF8.self)) }
+      var v: Int64 = 0
+      for c in digits { v = v * 10 + Int64(c &- 0x30) }
+      return negative ? -v : v
     }
 
     mutating func hex4() throws(ParseError) -> UInt32 {
@@ -163,7 +185,14 @@ extension JSONValue {
 
     mutating func string() throws(ParseError) -> String {
       i += 1  // opening quote
-      var out: [UInt8] = []
+      // Most strings have no escape: taken whole from the input.
+      let start = i
+      while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { i += 1 }
+      if i < bytes.count, bytes[i] == UInt8(ascii: "\"") {
+        i += 1
+        return String(decoding: bytes[start..<(i - 1)], as: UTF8.self)
+      }
+      var out = Array(bytes[start..<i])
       while true {
         guard i < bytes.count else { throw fail("unterminated string") }
         let c = bytes[i]

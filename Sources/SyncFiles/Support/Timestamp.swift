@@ -25,12 +25,25 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
   public var rfc3339: String {
     let c = civil
-    func pad(_ v: Int, _ n: Int) -> String {
-      let s = String(v)
-      return String(repeating: "0", count: max(0, n - s.count)) + s
+    var out: [UInt8] = []
+    out.reserveCapacity(20)
+    // Digits by hand (the journal writes a few per record); a year outside 0...9999 as Swift prints it.
+    func two(_ v: Int, then sep: UInt8) {
+      out += [UInt8(ascii: "0") + UInt8(v / 10), UInt8(ascii: "0") + UInt8(v % 10), sep]
     }
-    return
-      "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2))Z"
+    if (0...9999).contains(c.year) {
+      two(c.year / 100, then: UInt8(ascii: "0") + UInt8(c.year / 10 % 10))
+      out.append(UInt8(ascii: "0") + UInt8(c.year % 10))
+      out.append(UInt8(ascii: "-"))
+    } else {
+      out += "\(c.year)-".utf8
+    }
+    two(c.month, then: UInt8(ascii: "-"))
+    two(c.day, then: UInt8(ascii: "T"))
+    two(c.hour, then: UInt8(ascii: ":"))
+    two(c.minute, then: UInt8(ascii: ":"))
+    two(c.second, then: UInt8(ascii: "Z"))
+    return String(decoding: out, as: UTF8.self)
   }
 
   public struct Civil: Sendable, Hashable {
@@ -110,14 +123,14 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
       i += n
       return v
     }
-    func expect(_ chars: [UInt8]) -> Bool {
-      guard i < b.count, chars.contains(b[i]) else { return false }
+    func expect(_ c: UInt8, or others: UInt8...) -> Bool {
+      guard i < b.count, b[i] == c || others.contains(b[i]) else { return false }
       i += 1
       return true
     }
-    guard let year = digits(4), expect([45]), let month = digits(2), expect([45]),
-      let day = digits(2), expect([84, 116, 32]),  // T t space
-      let hour = digits(2), expect([58]), let minute = digits(2), expect([58]),
+    guard let year = digits(4), expect(45), let month = digits(2), expect(45),
+      let day = digits(2), expect(84, or: 116, 32),  // T t space
+      let hour = digits(2), expect(58), let minute = digits(2), expect(58),
       let second = digits(2)
     else { return nil }
     if i < b.count && b[i] == 46 {  // fraction
@@ -133,7 +146,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     } else if b[i] == 43 || b[i] == 45 {  // + -
       let sign = b[i] == 43 ? 1 : -1
       i += 1
-      guard let oh = digits(2), expect([58]), let om = digits(2), oh <= 23, om <= 59 else { return nil }
+      guard let oh = digits(2), expect(58), let om = digits(2), oh <= 23, om <= 59 else { return nil }
       offset = sign * (oh * 3600 + om * 60)
     } else {
       return nil

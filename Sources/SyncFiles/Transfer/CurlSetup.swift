@@ -97,15 +97,15 @@ extension EasyRequest {
     }
     // A CONNECT tunnel's own "200 Connection established" is never the file's response.
     set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
-    if RemoteProbe.origin(of: url) == entryOrigin {
-      switch network.netrc {
-      case .standard?:
+    if let netrc = network.netrc, RemoteProbe.origin(of: url) == entryOrigin {
+      switch netrc {
+      case .standard:
         set(CURLOPT_NETRC, Int(sf_netrc_optional))
         if let f = env.netrcFile { set(CURLOPT_NETRC_FILE, f) }
-      case .file(let f)?:
+      case .file(let f):
         set(CURLOPT_NETRC, Int(sf_netrc_optional))
         set(CURLOPT_NETRC_FILE, f)
-      case .off?, nil: break
+      case .off: break
       }
     }
   }

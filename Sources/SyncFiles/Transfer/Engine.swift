@@ -46,8 +46,12 @@ public final class TransferEngine: @unchecked Sendable {
 
   /// Queues a transfer; `done` is called once, on the engine thread.
   public func start(_ spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void) {
-    lock.locked { inbox.append((spec, done)) }
-    multi.wake()
+    // The engine takes the whole inbox when it wakes: one wake-up per batch of starts.
+    let first = lock.locked {
+      inbox.append((spec, done))
+      return inbox.count == 1
+    }
+    if first { multi.wake() }
   }
 
   /// Stops every transfer in flight; each ends with `.stopped`, its partial kept.
@@ -91,12 +95,14 @@ public final class TransferEngine: @unchecked Sendable {
       if stop {
         for t in Array(active.values) { finish(t, .stopped) }
       }
+      deliver()
       if quit && active.isEmpty && incoming.isEmpty { break }
       multi.perform { h, code in
         if let t = active[h] { completed(t, code: code) }
       }
       for g in groups { g.pump() }
       groups.removeAll { $0.finished }
+      deliver()
       unpause()
       multi.wait(milliseconds: paused.isEmpty ? 1000 : 10)
     }
@@ -244,7 +250,16 @@ public final class TransferEngine: @unchecked Sendable {
   private func finish(_ t: Transfer, _ outcome: TransferOutcome) {
     if let g = t.group { return g.finish(outcome) }
     detach(t)
-    t.done(t.result(outcome))
+    results.append((t.done, t.result(outcome)))
+  }
+
+  /// Results of one turn of the loop, handed on together (the runner wakes once for them).
+  private var results: [(@Sendable (TransferResult) -> Void, TransferResult)] = []
+
+  private func deliver() {
+    let batch = results
+    results.removeAll()
+    for (done, r) in batch { done(r) }
   }
 
   private func completed(_ t: Transfer, code: CURLcode) {

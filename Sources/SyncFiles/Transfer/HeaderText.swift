@@ -3,11 +3,23 @@
 
 /// The value of the last header `name` (case-insensitive) among raw header lines.
 func headerValue(_ name: String, in lines: [String]) -> String? {
-  let lower = name.lowercased() + ":"
-  for line in lines.reversed() where line.lowercased().hasPrefix(lower) {
-    return line.dropFirst(lower.count).trimmingWhitespace()
+  let wanted = Array(name.utf8)
+  for line in lines.reversed() where hasHeaderName(line, wanted) {
+    return String(decoding: line.utf8.dropFirst(wanted.count + 1), as: UTF8.self).trimmingWhitespace()
   }
   return nil
+}
+
+/// `line` starts with `name` (ASCII letters in any case) and a colon. No
+/// allocation: the engine looks up several headers per response.
+private func hasHeaderName(_ line: String, _ name: [UInt8]) -> Bool {
+  var it = line.utf8.makeIterator()
+  for c in name {
+    guard let l = it.next() else { return false }
+    let letter = (l | 0x20) >= UInt8(ascii: "a") && (l | 0x20) <= UInt8(ascii: "z")
+    guard l == c || (letter && l | 0x20 == c | 0x20) else { return false }
+  }
+  return it.next() == UInt8(ascii: ":")
 }
 
 /// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`), or `bytes */TOTAL` on a 416.

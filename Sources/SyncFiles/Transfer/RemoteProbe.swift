@@ -60,19 +60,26 @@ public enum RemoteProbe {
 
   /// `scheme://host:port` of an absolute http(s) URL, lower-cased.
   static func origin(of url: String) -> String {
-    guard let r = url.firstRange(of: "://") else { return "" }
-    let scheme = url[..<r.lowerBound].lowercased()
-    let rest = url[r.upperBound...]
-    let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-    var auth = rest[..<end]
-    if let at = auth.lastIndex(of: "@") { auth = auth[auth.index(after: at)...] }
-    var host = String(auth)
+    let u = Array(url.utf8)
+    let slash = UInt8(ascii: "/")
+    guard let c = u.firstIndex(of: UInt8(ascii: ":")), c + 2 < u.count, u[c + 1] == slash, u[c + 2] == slash else {
+      return ""
+    }
+    let scheme = String(decoding: u[..<c], as: UTF8.self).lowercased()
+    let from = c + 3
+    let end =
+      u[from...].firstIndex(where: { $0 == slash || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) ?? u.count
+    var auth = u[from..<end]
+    if let at = auth.lastIndex(of: UInt8(ascii: "@")) { auth = auth[(at + 1)...] }
+    var host = auth
     var port = scheme == "https" ? 443 : 80
-    if let c = auth.lastIndex(of: ":"), !auth.hasSuffix("]"), let p = Int(auth[auth.index(after: c)...]) {
-      host = String(auth[..<c])
+    if let colon = auth.lastIndex(of: UInt8(ascii: ":")), auth.last != UInt8(ascii: "]"),
+      let p = Int(String(decoding: auth[(colon + 1)...], as: UTF8.self))
+    {
+      host = auth[..<colon]
       port = p
     }
-    return "\(scheme)://\(host.lowercased()):\(port)"
+    return "\(scheme)://\(String(decoding: host, as: UTF8.self).lowercased()):\(port)"
   }
 
 }

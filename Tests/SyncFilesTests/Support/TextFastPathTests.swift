@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+@testable import SyncFiles
+
+/// The byte-level readers and writers on the steady-state path (issue 15)
+/// give the same answers as the general rules they shortcut.
+@Suite struct TextFastPathTests {
+  @Test func httpDatesAtFixedPlacesAndOtherwise() {
+    let t = Timestamp(year: 1994, month: 11, day: 6, hour: 8, minute: 49, second: 37)
+    #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == t)
+    // Not the 29-byte form: read by the general rule, the same instant.
+    #expect(HTTPDate.parse("Sun, 6 Nov 1994 08:49:37 GMT") == t)
+    #expect(HTTPDate.parse("Sunday, 06 Nov 1994 08:49:37 GMT") == t)
+    #expect(HTTPDate.parse(HTTPDate.format(Timestamp(seconds: 1_795_461_263))) == Timestamp(seconds: 1_795_461_263))
+    for bad in [
+      "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:49:37 GMT",
+      "Sun, 06 Xyz 1994 08:49:37 GMT", "Sun, 06 Nov 0000 08:49:37 GMT", "Sun, 06 Nov 1994 08-49-37 GMT",
+      "Sun, +6 Nov 1994 08:49:37 GMT", "Sun,x06 Nov 1994 08:49:37 GMT", "",
+    ] {
+      #expect(HTTPDate.parse(bad) == nil, "\(bad)")
+    }
+  }
+
+  @Test func rfc3339WritesAndReadsBack() {
+    for s: Int64 in [0, 59, 86_399, 951_782_400, 1_795_461_263, 253_402_300_799] {
+      let t = Timestamp(seconds: s)
+      #expect(Timestamp.parseRFC3339(t.rfc3339) == t, "\(t.rfc3339)")
+    }
+    #expect(Timestamp(seconds: 0).rfc3339 == "1970-01-01T00:00:00Z")
+    #expect(Timestamp(year: 2026, month: 3, day: 4, hour: 5, minute: 6, second: 7).rfc3339 == "2026-03-04T05:06:07Z")
+    #expect(Timestamp.parseRFC3339("2026-03-04t05:06:07+01:30")?.rfc3339 == "2026-03-04T03:36:07Z")
+  }
+
+  @Test func jsonNumbersAndStringsTakeTheShortWayCorrectly() throws {
+    for i: Int64 in [0, 7, -7, 999_999_999_999_999_999, -999_999_999_999_999_999, .max, .min] {
+      #expect(JSONValue.int(i).serialized() == String(i))
+      #expect(try JSONValue.parse(String(i)) == .int(i))
+    }
+    // Past Int64: a double, as before.
+    #expect(try JSONValue.parse("92233720368547758070") == .double(9.223_372_036_854_775_807e19))
+    #expect(try JSONValue.parse(#""plain/path?x=1""#) == .string("plain/path?x=1"))
+    #expect(try JSONValue.parse(#""a\"b""#) == .string("a\"b"))
+    #expect(JSONValue.string("line\u{2028}sep\u{7F}").serialized() == #""line\u2028sep\u007f""#)
+    #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse("\"a\u{1}b\"") }
+    let nested = JSONValue.object([("a", .array([])), ("o", .object([("k", .int(-1))]))])
+    #expect(nested.serialized(pretty: true) == "{\n  \"a\": [],\n  \"o\": {\n    \"k\": -1\n  }\n}")
+  }
+
+  @Test func originsOfURLs() {
+    #expect(RemoteProbe.origin(of: "HTTP://Example.COM:8080/x?y") == "http://example.com:8080")
+    #expect(RemoteProbe.origin(of: "https://user:pw@Host.example/x") == "https://host.example:443")
+    #expect(RemoteProbe.origin(of: "http://h.example#frag") == "http://h.example:80")
+    #expect(RemoteProbe.origin(of: "http://[::1]/a") == "http://[::1]:80")
+    #expect(RemoteProbe.origin(of: "http://[::1]:81/a") == "http://[::1]:81")
+    #expect(RemoteProbe.origin(of: "not a url") == "")
+  }
+
+  @Test func headerLookupIgnoresCaseAndTakesTheLast() {
+    let lines = ["ETags: no\r\n", "etag: \"a\"\r\n", "Content-Length:  12 \r\n", "ETAG:\t\"b\"\r\n", "X-Ünï: v\r\n"]
+    #expect(headerValue("ETag", in: lines) == "\"b\"")
+    #expect(headerValue("content-length", in: lines) == "12")
+    #expect(headerValue("Date", in: lines) == nil)
+    #expect(headerValue("ETa", in: lines) == nil)
+    #expect(headerValue("X-Ünï", in: lines) == "v")
+    #expect("  \t a b \r\n".trimmingWhitespace() == "a b")
+    #expect(" \r\n".trimmingWhitespace() == "")
+  }
+}
+
+@Suite final class JournalBatchTests {
+  let dir = makeTempDir()
+  var path: String { dir + "/journal" }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  func state(_ id: String, _ bytes: Int64) -> TaskState {
+    var s = TaskState(id: id)
+    s.lastBytes = bytes
+    return s
+  }
+
+  @Test func heldBackRecordsReachTheFileAtFlushInOrder() throws {
+    let w = try JournalWriter(path: path)
+    try w.record(state("m/a", 1), flush: false)
+    try w.record(state("m/b", 2), flush: false)
+    // Not yet written: a reader sees nothing of them.
+    #expect(try JournalReader.read(path: path).tasks.isEmpty)
+    // A record that flushes writes the held ones first: the last of a task still wins.
+    try w.record(state("m/a", 3))
+    let c = try JournalReader.read(path: path)
+    #expect(c.records == 3)
+    #expect(c.tasks["m/a"]?.lastBytes == 3)
+    #expect(c.tasks["m/b"]?.lastBytes == 2)
+    try w.record(state("m/b", 4), flush: false)
+    try w.sync()
+    #expect(try JournalReader.read(path: path).tasks["m/b"]?.lastBytes == 4)
+  }
+
+  @Test func aWriterGoneWritesWhatItHeld() throws {
+    do {
+      let w = try JournalWriter(path: path)
+      try w.record(state("m/a", 5), flush: false)
+    }
+    #expect(try JournalReader.read(path: path).tasks["m/a"]?.lastBytes == 5)
+  }
+
+  @Test func compactionKeepsHeldBackStates() throws {
+    let w = try JournalWriter(path: path)
+    try w.record(state("m/a", 1))
+    try w.record(state("m/a", 2), flush: false)
+    try w.compact()
+    try w.flush()
+    let c = try JournalReader.read(path: path)
+    #expect(c.records == 1)
+    #expect(c.tasks["m/a"]?.lastBytes == 2)
+  }
+}
+
+@Suite final class PartialLookupTests {
+  let dir = makeTempDir()
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  /// A folder with many destinations is listed once; a partial in it is still found, and only it.
+  @Test func crowdedFolderFindsItsPartials() throws {
+    let n = FactGatherer.PartialLookup.listFrom + 6
+    var yaml = "version: 1\nname: m\nroot: \(dir)/data\njournal: \(dir)/journal\nfiles:\n"
+    for i in 0..<n { yaml += "  - {id: f\(i), url: 'https://example.org/\(i)', destination: f\(i).bin}\n" }
+    try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
+    try yaml.write(toFile: dir + "/m.yaml", atomically: true, encoding: .utf8)
+    try Data("held".utf8).write(to: URL(fileURLWithPath: dir + "/data/.f3.bin.syncfiles-partial"))
+    let set = ManifestLoader(environment: [:], plugins: PluginLocator(searchPath: []), workingDirectory: dir).load(
+      paths: [dir + "/m.yaml"])
+    let facts = FactGatherer.gather(for: set.manifests, journal: [:], now: Timestamp.current())
+    #expect(facts.files[dir + "/data/.f3.bin.syncfiles-partial"]?.size == 4)
+    #expect(facts.files.keys.filter { $0.hasSuffix(".syncfiles-partial") }.count == 1)
+  }
+}
