@@ -180,7 +180,7 @@ public final class PartialFile: @unchecked Sendable {
     }
   }
 
-  static let writebackStep: Int64 = 8 << 20
+  static let writebackStep: Int64 = 1 << 20
   /// Where the next early writeback starts.
   private var writebackFrom: Int64 = 0
 
