@@ -32,8 +32,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
       out += [UInt8(ascii: "0") + UInt8(v / 10), UInt8(ascii: "0") + UInt8(v % 10), sep]
     }
     if (0...9999).contains(c.year) {
-      two(c.year / 100, then: UInt8(ascii: "0") + UInt8(c.year / 10 % 10))
-      out.append(UInt8(ascii: "0") + UInt8(c.year % 10))
+      for divisor in [1000, 100, 10, 1] { out.append(UInt8(ascii: "0") + UInt8(c.year / divisor % 10)) }
       out.append(UInt8(ascii: "-"))
     } else {
       out += "\(c.year)-".utf8
