@@ -64,6 +64,19 @@ struct FileFields {
   }
 }
 
+/// A manifest while its `files` are decoded one item at a time.
+struct FilesProgress {
+  var manifest: Manifest
+  /// `defaults`, when the manifest has the key.
+  var defaults: FileFields? = nil
+  /// `files:` as written (nil: missing or not a list).
+  var pair: YAMLPair? = nil
+  var items = 0
+  var seenIDs: [String: SourceMark] = [:]
+  /// Where entries lack `expected_bytes`.
+  var missingExpected: [SourceMark] = []
+}
+
 extension ManifestDecoder {
   /// Decodes a whole manifest. Returns nil only when nothing usable was found;
   /// callers look at `diagnostics` for errors.
@@ -87,19 +100,27 @@ extension ManifestDecoder {
       error(SourceMark(line: 1, column: 1), "manifest is empty: expected at least 'version: 1' and 'files:'")
       return nil
     }
-    guard let top = fields(root, "the manifest", allowed: Keys.top) else { return nil }
-
-    decodeVersion(top, root: root)
-    var manifest = decodeSettings(top)
-    var defaults = FileFields()
-    let hasDefaults = top["defaults"] != nil
-    if let d = top["defaults"] {
-      defaults = decodeFileFields(d.value, isDefaults: true) ?? FileFields()
+    guard var files = decodeHead(root) else { return nil }
+    guard let filesPair = files.pair else { return files.manifest }
+    if case .sequence(let items) = filesPair.value.kind {
+      for item in items { decodeItem(item, into: &files) }
     }
+    return finishFiles(files)
+  }
 
+  /// The manifest's keys but the items of `files`: what each item is decoded
+  /// against. `root` may be the top mapping as far as `files` (the items
+  /// then come one by one, as the parser reads them).
+  mutating func decodeHead(_ root: YAMLNode) -> FilesProgress? {
+    guard let top = fields(root, "the manifest", allowed: Keys.top) else { return nil }
+    decodeVersion(top, root: root)
+    var progress = FilesProgress(manifest: decodeSettings(top))
+    if let d = top["defaults"] {
+      progress.defaults = decodeFileFields(d.value, isDefaults: true) ?? FileFields()
+    }
     guard let filesPair = top["files"] else {
       error(root.mark, "missing required key 'files' (the list of files to keep in step)")
-      return manifest
+      return progress
     }
     guard case .sequence(let items) = filesPair.value.kind else {
       if !filesPair.value.isNull {
@@ -107,15 +128,22 @@ extension ManifestDecoder {
       } else {
         warning(filesPair.value.mark, "files is empty: this manifest keeps nothing in step")
       }
-      return manifest
+      return progress
     }
-    if items.isEmpty {
-      warning(filesPair.value.mark, "files is empty: this manifest keeps nothing in step")
-    }
+    progress.pair = filesPair
+    progress.seenIDs.reserveCapacity(items.count)
+    progress.manifest.files.reserveCapacity(items.count)
+    return progress
+  }
 
-    let missingExpected = decodeFiles(items, defaults: hasDefaults ? defaults : nil, into: &manifest)
-    fileWarnings(manifest, missingExpected: missingExpected, filesMark: filesPair.key.mark)
-    return manifest
+  /// The warnings about `files` as a whole, once every item is in.
+  mutating func finishFiles(_ files: FilesProgress) -> Manifest {
+    guard let pair = files.pair else { return files.manifest }
+    if files.items == 0 {
+      warning(pair.value.mark, "files is empty: this manifest keeps nothing in step")
+    }
+    fileWarnings(files.manifest, missingExpected: files.missingExpected, filesMark: pair.key.mark)
+    return files.manifest
   }
 
   /// `version: 1`, required.
@@ -170,32 +198,25 @@ extension ManifestDecoder {
     return manifest
   }
 
-  /// Each file entry over the defaults (nil: none), ids checked unique.
-  /// Returns where entries lack `expected_bytes`.
-  mutating func decodeFiles(_ items: [YAMLNode], defaults: FileFields?, into manifest: inout Manifest) -> [SourceMark] {
-    var seenIDs: [String: SourceMark] = [:]
-    seenIDs.reserveCapacity(items.count)
-    manifest.files.reserveCapacity(items.count)
-    var missingExpected: [SourceMark] = []
-    for item in items {
-      guard let own = decodeFileFields(item, isDefaults: false) else { continue }
-      var duplicate = false
-      if let id = own.id, let mark = own.marks["id"] {
-        if let first = seenIDs[id] {
-          error(mark, "duplicate id '\(id)' (first used at line \(first.line))")
-          duplicate = true
-        } else {
-          seenIDs[id] = mark
-        }
+  /// One file entry over the defaults, its id checked unique.
+  mutating func decodeItem(_ item: YAMLNode, into files: inout FilesProgress) {
+    files.items += 1
+    guard let own = decodeFileFields(item, isDefaults: false) else { return }
+    var duplicate = false
+    if let id = own.id, let mark = own.marks["id"] {
+      if let first = files.seenIDs[id] {
+        error(mark, "duplicate id '\(id)' (first used at line \(first.line))")
+        duplicate = true
+      } else {
+        files.seenIDs[id] = mark
       }
-      // Without `defaults` there is nothing to merge (and no copy to make).
-      let merged = defaults.map { own.over($0) } ?? own
-      // A duplicate is still checked in full (SPEC §8.2), but never kept.
-      guard let entry = makeEntry(merged, item: item, manifest: manifest), !duplicate else { continue }
-      if entry.expectedBytes == nil { missingExpected.append(entry.mark) }
-      manifest.files.append(entry)
     }
-    return missingExpected
+    // Without `defaults` there is nothing to merge (and no copy to make).
+    let merged = files.defaults.map { own.over($0) } ?? own
+    // A duplicate is still checked in full (SPEC §8.2), but never kept.
+    guard let entry = makeEntry(merged, item: item, manifest: files.manifest), !duplicate else { return }
+    if entry.expectedBytes == nil { files.missingExpected.append(entry.mark) }
+    files.manifest.files.append(entry)
   }
 
   private func isIdentifier(_ s: String) -> Bool {

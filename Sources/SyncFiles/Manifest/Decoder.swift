@@ -11,8 +11,12 @@ struct Fields<Value>: Sequence {
     values.reserveCapacity(n)
   }
 
+  /// Equal keys. Most keys compared differ, and most that differ differ in
+  /// length, which costs far less to see than a comparison of the strings.
+  static func same(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && a == b }
+
   private func index(of key: String) -> Int? {
-    for i in keys.indices where keys[i] == key { return i }
+    for i in keys.indices where Self.same(keys[i], key) { return i }
     return nil
   }
 
@@ -125,7 +129,7 @@ struct ManifestDecoder {
         error(pair.key.mark, "duplicate key '\(key)' in \(what) (first set at line \(first.key.mark.line))")
         continue
       }
-      guard allowed.contains(key) else {
+      guard allowed.contains(where: { Fields<YAMLPair>.same($0, key) }) else {
         unknownKey(key, at: pair.key.mark, in: what, allowed: suggestFrom ?? allowed)
         continue
       }
@@ -343,7 +347,7 @@ struct ManifestDecoder {
       error(node.mark, "\(what) '\(shown)' has no scheme: expected http://, https:// or file://")
       return nil
     }
-    let scheme = value[..<colon].lowercased()
+    let scheme = String(value[..<colon]).lowercasedIfNeeded()
     let rest = value[value.index(after: colon)...]
     switch scheme {
     case "http", "https": return httpURL(node, what, scheme: scheme, rest: rest, expanded: expanded)
@@ -356,7 +360,7 @@ struct ManifestDecoder {
     _ node: YAMLNode, _ what: String, scheme: String, rest: Substring, expanded: ExpandedString
   ) -> SourceURL? {
     let (shown, secret) = (expanded.template, expanded.hasSecret)
-    guard rest.hasPrefix("//") else {
+    guard rest.utf8.starts(with: "//".utf8) else {
       error(node.mark, "\(what) '\(shown)' must start with \(secret ? "a scheme and //" : scheme + "://")")
       return nil
     }
@@ -378,7 +382,8 @@ struct ManifestDecoder {
       }
       display = redactPassword(shown)
     }
-    return SourceURL(scheme: scheme, text: expanded, host: auth.host.lowercased(), port: port, display: display)
+    return SourceURL(
+      scheme: scheme, text: expanded, host: auth.host.lowercasedIfNeeded(), port: port, display: display)
   }
 
   /// `file:///abs`, `file://localhost/abs`, `file:/abs`, or (an extension)
@@ -482,7 +487,13 @@ struct ManifestDecoder {
       host = auth
     }
     // \ { } | ^ ` " < >
-    if host.utf8.contains(where: { [0x5C, 0x7B, 0x7D, 0x7C, 0x5E, 0x60, 0x22, 0x3C, 0x3E].contains($0) }) {
+    func isForbidden(_ b: UInt8) -> Bool {
+      switch b {
+      case 0x5C, 0x7B, 0x7D, 0x7C, 0x5E, 0x60, 0x22, 0x3C, 0x3E: return true
+      default: return false
+      }
+    }
+    if host.utf8.contains(where: isForbidden) {
       error(node.mark, "\(what) '\(shown)' has a malformed host\(secret ? "" : " '\(host)'")")
       return nil
     }

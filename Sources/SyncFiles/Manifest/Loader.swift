@@ -25,17 +25,34 @@ public struct ManifestLoader: Sendable {
   }
 
   /// Decodes one manifest from its text. `path` is how diagnostics name it.
+  /// The items of `files:` are decoded as the parser reads them, so a large
+  /// manifest is never held whole as a tree. That needs every other key
+  /// before `files:`; when one comes after it, the text is read again as a
+  /// tree, and the diagnostics are those of that reading alone.
   public func decode(_ bytes: [UInt8], path: String, absolutePath: String) -> (Manifest?, [Diagnostic]) {
-    var decoder = ManifestDecoder(
+    let fresh = ManifestDecoder(
       file: path, absolutePath: absolutePath, environment: environment, plugins: plugins)
-    let root: YAMLNode?
+    var sink = StreamedFiles(decoder: fresh)
+    var root: YAMLNode?
     do {
-      root = try YAMLLoader.load(bytes, limits: limits)
+      root = try YAMLLoader.load(bytes, limits: limits, streaming: "files", into: &sink)
+      if sink.files?.pair != nil {
+        if let manifest = sink.finish(root) { return Self.done(manifest, sink.decoder) }
+        root = try YAMLLoader.load(bytes, limits: limits)
+      }
     } catch {
+      var decoder = fresh
       decoder.error(error.mark, error.message)
       return (nil, decoder.diagnostics)
     }
-    var manifest = decoder.decodeManifest(root)
+    var decoder = fresh
+    let manifest = decoder.decodeManifest(root)
+    return Self.done(manifest, decoder)
+  }
+
+  private static func done(_ manifest: Manifest?, _ decoder: ManifestDecoder) -> (Manifest?, [Diagnostic]) {
+    var decoder = decoder
+    var manifest = manifest
     manifest?.secrets = Secrets(decoder.substituted)
     decoder.finish()
     return (manifest, decoder.diagnostics)
@@ -189,5 +206,36 @@ public struct ManifestLoader: Sendable {
       }
     }
     return conflicts
+  }
+}
+
+/// Decodes `files:` items as the parser hands them over.
+struct StreamedFiles: YAMLListSink {
+  var decoder: ManifestDecoder
+  /// The manifest so far; nil until `files:` starts (or when the top has no use).
+  var files: FilesProgress?
+  /// Pairs of the top mapping when `files:` started, itself included.
+  var pairsAtStart = 0
+
+  init(decoder: ManifestDecoder) { self.decoder = decoder }
+
+  mutating func begin(root: YAMLNode) -> Bool {
+    guard case .mapping(let pairs) = root.kind else { return false }
+    pairsAtStart = pairs.count
+    files = decoder.decodeHead(root)
+    return files?.pair != nil
+  }
+
+  mutating func item(_ node: YAMLNode) {
+    if files != nil { decoder.decodeItem(node, into: &files!) }
+  }
+
+  /// The manifest, when no key came after `files:` (what the items were
+  /// decoded against was then the whole top); nil otherwise.
+  mutating func finish(_ root: YAMLNode?) -> Manifest? {
+    guard let progress = files, case .mapping(let pairs)? = root?.kind, pairs.count == pairsAtStart,
+      case .scalar("files", .plain)? = pairs.last?.key.kind
+    else { return nil }
+    return decoder.finishFiles(progress)
   }
 }

@@ -87,58 +87,78 @@ public enum ByteSize {
   /// Parses `500`, `4.5KiB`, `10MiB`, `4.7GB` (SI and IEC, units case-insensitive).
   /// Fractions are exact; a result that is not a whole number of bytes is rounded down.
   public static func parse(_ text: String) -> Result<Int64, UnitError> {
-    let s = text.trimmingSpaces()
+    var s = text.trimmingSpaces()
     if s.isEmpty { return .failure(.init("empty size")) }
     if s.hasPrefix("-") { return .failure(.init("negative size '\(s)'")) }
-    var idx = s.startIndex
-    var whole: Int64 = 0
-    var frac: Int64 = 0
-    var fracScale: Int64 = 1
-    var sawDigit = false
-    while idx < s.endIndex, let d = s[idx].asciiDigitValue {
-      let (m, o1) = whole.multipliedReportingOverflow(by: 10)
-      let (a, o2) = m.addingReportingOverflow(Int64(d))
-      if o1 || o2 { return .failure(.init("size '\(s)' is too large")) }
-      whole = a
-      sawDigit = true
-      idx = s.index(after: idx)
-    }
-    if idx < s.endIndex && s[idx] == "." {
-      idx = s.index(after: idx)
-      var any = false
-      while idx < s.endIndex, let d = s[idx].asciiDigitValue {
-        any = true
-        if fracScale < 1_000_000_000_000 {
-          frac = frac * 10 + Int64(d)
-          fracScale *= 10
-        }
-        idx = s.index(after: idx)
+    let shown = s
+    // By bytes: a manifest can give a size in each of 100,000 entries.
+    return s.withUTF8 { b in
+      var i = 0
+      var whole: Int64 = 0
+      var frac: Int64 = 0
+      var fracScale: Int64 = 1
+      while i < b.count, b[i] >= 0x30 && b[i] <= 0x39 {
+        let (m, o1) = whole.multipliedReportingOverflow(by: 10)
+        let (a, o2) = m.addingReportingOverflow(Int64(b[i] - 0x30))
+        if o1 || o2 { return .failure(.init("size '\(shown)' is too large")) }
+        whole = a
+        i += 1
       }
-      if !any { return .failure(.init("malformed size '\(s)'")) }
+      let sawDigit = i > 0
+      if i < b.count && b[i] == 0x2E {
+        i += 1
+        let start = i
+        while i < b.count, b[i] >= 0x30 && b[i] <= 0x39 {
+          if fracScale < 1_000_000_000_000 {
+            frac = frac * 10 + Int64(b[i] - 0x30)
+            fracScale *= 10
+          }
+          i += 1
+        }
+        if i == start { return .failure(.init("malformed size '\(shown)'")) }
+      }
+      if !sawDigit {
+        return .failure(
+          .init("malformed size '\(shown)': expected a number and a unit, as in 500, 4.5KiB, 10MiB or 4.7GB"))
+      }
+      guard let multiplier = multiplier(UnsafeBufferPointer(rebasing: b[i...])) else {
+        let unit = String(decoding: UnsafeBufferPointer(rebasing: b[i...]), as: UTF8.self).trimmingSpaces()
+        return .failure(
+          .init("malformed size '\(shown)': unknown unit '\(unit)' (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)"))
+      }
+      let (w, o1) = whole.multipliedReportingOverflow(by: multiplier)
+      if o1 { return .failure(.init("size '\(shown)' is too large")) }
+      // frac/fracScale * multiplier, exactly, rounded down.
+      let fracBytes = Int64((Double(frac) / Double(fracScale) * Double(multiplier)).rounded(.down))
+      let exact = multiplier % fracScale == 0 ? frac * (multiplier / fracScale) : fracBytes
+      let (t, o2) = w.addingReportingOverflow(exact)
+      if o2 { return .failure(.init("size '\(shown)' is too large")) }
+      return .success(t)
     }
-    if !sawDigit {
-      return .failure(.init("malformed size '\(s)': expected a number and a unit, as in 500, 4.5KiB, 10MiB or 4.7GB"))
+  }
+
+  /// The bytes a unit stands for, spaces and tabs around it ignored and
+  /// letters in any case (none: 1); nil for an unknown unit.
+  static func multiplier(_ unit: UnsafeBufferPointer<UInt8>) -> Int64? {
+    var packed: UInt32 = 0
+    var letters = 0
+    var ended = false
+    for c in unit {
+      if c == 0x20 || c == 0x09 {
+        ended = letters > 0  // spaces only around the unit: a space after a letter ends it
+        continue
+      }
+      guard !ended, letters < 3, (c | 0x20) >= 0x61, (c | 0x20) <= 0x7A else { return nil }
+      packed = packed << 8 | UInt32(c | 0x20)
+      letters += 1
     }
-    let unitText = s[idx...].trimmingSpaces().lowercased()
-    let multiplier: Int64
-    if unitText.isEmpty {
-      multiplier = 1
-    } else if let u = units.first(where: { $0.0 == unitText }) {
-      multiplier = u.1
-    } else {
-      return .failure(
-        .init(
-          "malformed size '\(s)': unknown unit '\(s[idx...].trimmingSpaces())' (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)"
-        ))
-    }
-    let (w, o1) = whole.multipliedReportingOverflow(by: multiplier)
-    if o1 { return .failure(.init("size '\(s)' is too large")) }
-    // frac/fracScale * multiplier, exactly, rounded down.
-    let fracBytes = Int64((Double(frac) / Double(fracScale) * Double(multiplier)).rounded(.down))
-    let exact = multiplier % fracScale == 0 ? frac * (multiplier / fracScale) : fracBytes
-    let (t, o2) = w.addingReportingOverflow(exact)
-    if o2 { return .failure(.init("size '\(s)' is too large")) }
-    return .success(t)
+    if letters == 0 { return 1 }
+    return packedUnits.first { $0.0 == packed }?.1
+  }
+
+  /// `units`, each name's letters packed into one integer.
+  static let packedUnits: [(UInt32, Int64)] = units.map { u in
+    (u.0.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, u.1)
   }
 
   /// Parses a bandwidth: a size, optionally followed by `/s` (`500000`, `20MB`, `20MB/s`).
@@ -185,6 +205,12 @@ extension String {
       rest = rest[r.upperBound...]
     }
     return out + rest
+  }
+
+  /// `lowercased()`, without building a new string when there is no
+  /// upper-case ASCII letter and nothing beyond ASCII (host names, schemes).
+  func lowercasedIfNeeded() -> String {
+    utf8.contains { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) } ? lowercased() : self
   }
 }
 

@@ -70,9 +70,36 @@ public struct YAMLError: Error, Sendable, Hashable {
   public var message: String
 }
 
+/// Takes the items of one top-level list as each is parsed, so a large list
+/// is never held whole in the tree (a manifest's `files:`).
+public protocol YAMLListSink {
+  /// The list under `key` starts. `root` is the top mapping as far as it has
+  /// been read: its pairs so far, and last `key` with an empty list (its
+  /// marks are the list's). True: items go to `item(_:)`, and the tree keeps
+  /// the list empty.
+  mutating func begin(root: YAMLNode) -> Bool
+  mutating func item(_ node: YAMLNode)
+}
+
+/// The sink of a plain parse: it takes no list.
+private struct NoListSink: YAMLListSink {
+  func begin(root: YAMLNode) -> Bool { false }
+  func item(_ node: YAMLNode) {}
+}
+
 public enum YAMLLoader {
   /// Parses one YAML document. Returns nil for an empty document.
   public static func load(_ bytes: [UInt8], limits: YAMLLimits = YAMLLimits()) throws(YAMLError) -> YAMLNode? {
+    var sink = NoListSink()
+    return try load(bytes, limits: limits, streaming: nil, into: &sink)
+  }
+
+  /// Parses one YAML document, handing the items of the top-level list under
+  /// `key` to `sink` as they complete (when it takes them). An item may still
+  /// be an alias's anchor; the tree keeps nothing else of it.
+  public static func load<Sink: YAMLListSink>(
+    _ bytes: [UInt8], limits: YAMLLimits = YAMLLimits(), streaming key: String?, into sink: inout Sink
+  ) throws(YAMLError) -> YAMLNode? {
     if bytes.count > limits.maxBytes {
       throw YAMLError(
         mark: nil,
@@ -80,7 +107,7 @@ public enum YAMLLoader {
           "manifest is \(ByteSize.format(Int64(bytes.count))), larger than the \(ByteSize.format(Int64(limits.maxBytes))) limit"
       )
     }
-    var builder = Builder(limits: limits)
+    var builder = Builder(limits: limits, streamKey: key)
     var parser = yaml_parser_t()
     guard yaml_parser_initialize(&parser) == 1 else {
       throw YAMLError(mark: nil, message: "out of memory starting the YAML parser")
@@ -97,6 +124,14 @@ public enum YAMLLoader {
         defer { yaml_event_delete(&event) }
         if event.type == YAML_STREAM_END_EVENT { break }
         try builder.handle(&event)
+        if let root = builder.offer {
+          builder.offer = nil
+          builder.streaming = sink.begin(root: root)
+        }
+        if let item = builder.streamed {
+          builder.streamed = nil
+          sink.item(item)
+        }
       }
       return builder.root
     }
@@ -139,8 +174,27 @@ public enum YAMLLoader {
     var realNodes = 0
     var expandedNodes = 0
     var aliasNodes = 0
+    /// The top-level key whose list may stream, until it has been offered.
+    var streamKey: String?
+    /// The top mapping so far, offered when the list under `streamKey` starts.
+    var offer: YAMLNode? = nil
+    /// Items of that list go to `streamed`, one at a time, not to the tree.
+    var streaming = false
+    var streamed: YAMLNode? = nil
 
-    init(limits: YAMLLimits) { self.limits = limits }
+    init(limits: YAMLLimits, streamKey: String?) {
+      self.limits = limits
+      self.streamKey = streamKey
+    }
+
+    /// The list now starting is the value of `streamKey` in the top mapping,
+    /// written before any merge key (a merge could change what came before).
+    func startsStream(_ isMapping: Bool) -> Bool {
+      guard !isMapping, let key = streamKey, stack.count == 1, stack[0].isMapping,
+        case .scalar(let k, .plain)? = stack[0].pendingKey?.kind, k == key
+      else { return false }
+      return !stack[0].pairs.contains { if case .scalar("<<", .plain) = $0.key.kind { true } else { false } }
+    }
 
     static func mark(_ m: yaml_mark_t) -> SourceMark {
       SourceMark(line: Int(m.line) + 1, column: Int(m.column) + 1)
@@ -211,6 +265,13 @@ public enum YAMLLoader {
         }
         try count(1, alias: false, at: mark)
         let isMapping = event.type == YAML_MAPPING_START_EVENT
+        if startsStream(isMapping), let key = stack[0].pendingKey {
+          streamKey = nil
+          let list = YAMLNode(kind: .sequence([]), mark: mark, tag: nil, weight: 1)
+          offer = YAMLNode(
+            kind: .mapping(stack[0].pairs + [YAMLPair(key: key, value: list)]), mark: stack[0].mark,
+            tag: stack[0].tag, weight: stack[0].weight)
+        }
         stack.append(
           Frame(
             isMapping: isMapping, mark: mark,
@@ -218,6 +279,7 @@ public enum YAMLLoader {
             anchor: Builder.string(isMapping ? sf_yaml_mapping_anchor(&event) : sf_yaml_sequence_anchor(&event))))
       case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
         let frame = stack.removeLast()
+        if stack.count == 1 { streaming = false }
         let node: YAMLNode
         if frame.isMapping {
           let pairs = try Builder.applyMerges(frame.pairs)
@@ -246,6 +308,8 @@ public enum YAMLLoader {
         } else {
           stack[i].pendingKey = node
         }
+      } else if streaming && i == 1 {
+        streamed = node
       } else {
         stack[i].items.append(node)
       }

@@ -6,15 +6,28 @@ import Testing
   @Test(arguments: [
     ("500", Int64(500)), ("0", 0), ("4.5KiB", 4608), ("10MiB", 10_485_760), ("4.7GB", 4_700_000_000),
     ("1kb", 1000), ("1 KiB", 1024), ("2TiB", 2 << 40), ("1.5MB", 1_500_000), ("12B", 12),
-    ("0.5GiB", 536_870_912),
+    ("0.5GiB", 536_870_912), (" 4\tKIB ", 4096), ("3 b", 3), ("1.25 mib", 1_310_720),
   ])
   func parsesSIAndIEC(text: String, bytes: Int64) throws {
     #expect(try ByteSize.parse(text).get() == bytes)
   }
 
-  @Test(arguments: ["", "-1", "-4KiB", "KiB", "4.5.1KiB", "10 parsecs", "1e6", "99999999999999999999", "8EiB"])
+  @Test(arguments: [
+    "", "-1", "-4KiB", "KiB", "4.5.1KiB", "10 parsecs", "1e6", "99999999999999999999", "8EiB", "4 K iB", "4KiBs",
+    "4.KiB", "4Kí",
+  ])
   func rejectsMalformed(text: String) {
     #expect(throws: UnitError.self) { try ByteSize.parse(text).get() }
+  }
+
+  @Test func namesTheUnitItDoesNotKnow() {
+    for (text, unit) in [("4 K iB", "K iB"), ("7 parsecs ", "parsecs"), ("4Kí", "Kí")] {
+      guard case .failure(let e) = ByteSize.parse(text) else {
+        Issue.record("\(text) parsed")
+        continue
+      }
+      #expect(e.message.contains("unknown unit '\(unit)'"))
+    }
   }
 
   @Test func rates() throws {

@@ -1,0 +1,140 @@
+import Testing
+
+@testable import SyncFiles
+
+/// The loader decodes `files:` items as libyaml reads them (issue 15, W5).
+/// Each test holds that reading to the whole-tree reading it replaced.
+@Suite struct StreamingDecodeTests {
+  /// The manifest and diagnostics as the whole tree gives them.
+  func treeDecode(_ yaml: String) -> (Manifest?, [Diagnostic]) {
+    var decoder = ManifestDecoder(
+      file: "test.yaml", absolutePath: "/m/test.yaml", environment: [:], plugins: PluginLocator(searchPath: []))
+    let root = try? YAMLLoader.load(Array(yaml.utf8))
+    var manifest = decoder.decodeManifest(root)
+    manifest?.secrets = Secrets(decoder.substituted)
+    decoder.finish()
+    return (manifest, decoder.diagnostics)
+  }
+
+  func agree(_ yaml: String) {
+    let (streamed, sd) = decode(yaml)
+    let (tree, td) = treeDecode(yaml)
+    #expect(streamed == tree)
+    #expect(sd == td)
+  }
+
+  @Test func listReceivesItemsAndTreeKeepsTheListEmpty() throws {
+    struct Collect: YAMLListSink {
+      var offered: [String] = []
+      var items: [Int] = []
+      mutating func begin(root: YAMLNode) -> Bool {
+        if case .mapping(let pairs) = root.kind { offered = pairs.compactMap(\.key.scalarText) }
+        return true
+      }
+      mutating func item(_ node: YAMLNode) { items.append(node.mark.line) }
+    }
+    var sink = Collect()
+    let text = "version: 1\nfiles:\n  - {id: a}\n  - [x, y]\n  - plain\nafter: 2\n"
+    let root = try YAMLLoader.load(Array(text.utf8), streaming: "files", into: &sink)
+    #expect(sink.offered == ["version", "files"])
+    #expect(sink.items == [3, 4, 5])
+    guard case .mapping(let pairs)? = root?.kind, pairs.count == 3, case .sequence(let kept) = pairs[1].value.kind
+    else {
+      Issue.record("unexpected tree \(String(describing: root))")
+      return
+    }
+    #expect(kept.isEmpty)
+  }
+
+  @Test func aListUnderAnotherKeyOrDeeperDoesNotStream() throws {
+    struct Refuse: YAMLListSink {
+      var begun = 0
+      mutating func begin(root: YAMLNode) -> Bool {
+        begun += 1
+        return true
+      }
+      func item(_ node: YAMLNode) {}
+    }
+    var sink = Refuse()
+    let text = "other: [1, 2]\nnested: {files: [1]}\n"
+    let root = try YAMLLoader.load(Array(text.utf8), streaming: "files", into: &sink)
+    #expect(sink.begun == 0)
+    guard case .mapping(let pairs)? = root?.kind, case .mapping(let inner) = pairs[1].value.kind,
+      case .sequence(let kept) = inner[0].value.kind
+    else {
+      Issue.record("unexpected tree \(String(describing: root))")
+      return
+    }
+    #expect(kept.count == 1)
+  }
+
+  @Test func entriesAndDiagnosticsMatchTheTreeReading() {
+    agree(
+      """
+      version: 1
+      name: s
+      root: /srv
+      defaults: {max_bytes: 1MiB, attempts: 3}
+      files:
+        - {id: a, url: 'https://example.org/a', destination: a.bin, expected_bytes: 4KiB}
+        - {id: a, url: 'https://example.org/b', destination: b.bin}
+        - {id: c, url: 'ftp://example.org/c', destination: c.bin, expected_bytes: 4 KiB}
+        - {id: d, url: 'https://example.org/d', destination: d.bin, expected_bytes: 4 K iB, colour: red}
+        - just a string
+        - &e {id: e, url: 'https://example.org/e', destination: e.bin, sha256: zz}
+        - {<<: *e, id: f, destination: f.bin}
+
+      """)
+  }
+
+  @Test func keysAfterFilesAreReadAsBeforeThem() {
+    let yaml = """
+      files:
+        - {id: a, url: 'https://example.org/a', destination: a.bin}
+        - {id: a, url: 'https://example.org/b', destination: b.bin}
+      defaults: {max_bytes: 2KiB}
+      root: /data
+      version: 1
+      name: late
+
+      """
+    agree(yaml)
+    let (m, d) = decode(yaml)
+    #expect(m?.name == "late")
+    #expect(m?.files.map(\.maxBytes) == [2048])
+    #expect(m?.files.first?.destinationPath == "/data/a.bin")
+    #expect(d.contains { $0.message.contains("duplicate id 'a'") })
+  }
+
+  @Test func aSecondFilesKeyIsReportedAsTheTreeReportsIt() {
+    agree(
+      """
+      version: 1
+      files:
+        - {id: a, url: 'https://example.org/a', destination: a.bin}
+      files:
+        - {id: b, url: 'https://example.org/b', destination: b.bin}
+
+      """)
+  }
+
+  @Test func aSyntaxErrorAfterItemsLeavesOnlyTheSyntaxError() {
+    let (m, d) = decode(
+      """
+      version: 1
+      files:
+        - {id: a, url: 'ftp://example.org/a', destination: a.bin}
+        - {id: b, url: 'https://example.org/b', destination: [
+
+      """)
+    #expect(m == nil)
+    #expect(d.count == 1)
+    #expect(d.first?.message.hasPrefix("YAML syntax error") == true)
+  }
+
+  @Test func emptyAndMergedTopsMatchTheTreeReading() {
+    agree("version: 1\nfiles: []\n")
+    agree("version: 1\nfiles:\n")
+    agree("base: &b {version: 1}\n<<: *b\nfiles:\n  - {id: a, url: 'https://example.org/a', destination: a.bin}\n")
+  }
+}
