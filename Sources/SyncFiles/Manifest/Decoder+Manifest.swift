@@ -603,8 +603,8 @@ extension ManifestDecoder {
     if url.scheme == "http", f.headers?.contains(where: { $0.name.lowercased().contains("auth") }) == true {
       warning(f.marks["headers"] ?? item.mark, "credentials in headers would travel over plain http; use https")
     }
-    var entry = FileEntry(
-      id: id, qualifiedID: "\(manifest.name)/\(id)", url: url, destination: relative,
+    var entry = FileEntry.Values(
+      id: id, qualifiedID: manifest.name + "/" + id, url: url, destination: relative,
       destinationPath: Paths.normalize(relative, relativeTo: manifest.root), mark: item.mark,
       destinationMark: dest.mark)
     entry.retry = retry
@@ -637,7 +637,7 @@ extension ManifestDecoder {
         "nothing bounds or verifies what '\(id)' installs: add sha256, or at least max_bytes"
       }
     }
-    return entry
+    return FileEntry(entry)
   }
 
   mutating func fileWarnings(_ m: Manifest, missingExpected: [SourceMark], filesMark: SourceMark) {

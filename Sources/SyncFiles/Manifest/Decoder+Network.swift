@@ -22,7 +22,7 @@ extension ManifestDecoder {
   }
 
   /// Rules that involve two keys, checked once the entry is merged with `defaults`.
-  mutating func checkNetwork(_ e: FileEntry, marks: Fields<SourceMark>) {
+  mutating func checkNetwork(_ e: FileEntry.Values, marks: Fields<SourceMark>) {
     let t = e.network.tls
     if (t.clientCert == nil) != (t.clientKey == nil) {
       error(

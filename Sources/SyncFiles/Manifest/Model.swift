@@ -118,36 +118,66 @@ public struct VerifySpec: Sendable, Hashable {
   public var executable: String
 }
 
+/// One file entry, merged over `defaults` and checked. Its values sit in
+/// one shared box (copy on write): plans, facts and tasks pass entries
+/// around by the hundred thousand, and copying the box is one reference
+/// count where copying the values was one per string and list.
+@dynamicMemberLookup
 public struct FileEntry: Sendable, Hashable {
-  public var id: String
-  /// `manifest-name/id`, unique in a session.
-  public var qualifiedID: String
-  public var url: SourceURL
-  public var mirrors: [SourceURL] = []
-  /// Normalized, relative to the manifest's root (`tables/iris.csv`).
-  public var destination: String
-  /// Absolute, normalized path.
-  public var destinationPath: String
-  public var expectedBytes: Int64? = nil
-  public var maxBytes: Int64? = nil
-  /// Lower-case hex.
-  public var sha256: String? = nil
-  public var schedule: Schedule = .always
-  public var notBefore: Timestamp? = nil
-  public var discretionary: Bool = false
-  public var headers: [Header] = []
-  /// Permission bits, e.g. 0o644.
-  public var mode: UInt32? = nil
-  public var retry = RetryPolicy()
-  public var timeout = Timeouts()
-  public var onChange: [String]? = nil
-  public var verify: [VerifySpec] = []
-  public var network = NetworkOptions()
-  /// `segments` (SPEC §8.3): nil is `auto`.
-  public var segments: Int? = nil
-  /// Where the entry starts, and where its destination is written.
-  public var mark: SourceMark
-  public var destinationMark: SourceMark
+  public struct Values: Sendable, Hashable {
+    public var id: String
+    /// `manifest-name/id`, unique in a session.
+    public var qualifiedID: String
+    public var url: SourceURL
+    public var mirrors: [SourceURL] = []
+    /// Normalized, relative to the manifest's root (`tables/iris.csv`).
+    public var destination: String
+    /// Absolute, normalized path.
+    public var destinationPath: String
+    public var expectedBytes: Int64? = nil
+    public var maxBytes: Int64? = nil
+    /// Lower-case hex.
+    public var sha256: String? = nil
+    public var schedule: Schedule = .always
+    public var notBefore: Timestamp? = nil
+    public var discretionary: Bool = false
+    public var headers: [Header] = []
+    /// Permission bits, e.g. 0o644.
+    public var mode: UInt32? = nil
+    public var retry = RetryPolicy()
+    public var timeout = Timeouts()
+    public var onChange: [String]? = nil
+    public var verify: [VerifySpec] = []
+    public var network = NetworkOptions()
+    /// `segments` (SPEC §8.3): nil is `auto`.
+    public var segments: Int? = nil
+    /// Where the entry starts, and where its destination is written.
+    public var mark: SourceMark
+    public var destinationMark: SourceMark
+  }
+
+  private final class Box: @unchecked Sendable {
+    // Written only through a FileEntry that holds the sole reference.
+    var values: Values
+    init(_ values: Values) { self.values = values }
+  }
+
+  private var box: Box
+
+  init(_ values: Values) { box = Box(values) }
+
+  public var values: Values { box.values }
+
+  public subscript<T>(dynamicMember key: WritableKeyPath<Values, T>) -> T {
+    get { box.values[keyPath: key] }
+    set {
+      if !isKnownUniquelyReferenced(&box) { box = Box(box.values) }
+      box.values[keyPath: key] = newValue
+    }
+  }
+
+  public static func == (a: FileEntry, b: FileEntry) -> Bool { a.box === b.box || a.box.values == b.box.values }
+  public func hash(into h: inout Hasher) { box.values.hash(into: &h) }
 }
 
 public struct Limits: Sendable, Hashable {

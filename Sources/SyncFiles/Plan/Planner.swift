@@ -68,9 +68,11 @@ public enum Planner {
   static func fnv1a(joined parts: [String], separator: String) -> UInt64 {
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
     func feed(_ s: String) {
-      for b in s.utf8 {
-        h ^= UInt64(b)
-        h = h &* 0x100_0000_01b3
+      // Over the contiguous bytes: stepping the UTF-8 view costs several
+      // times more per byte, and every entry is hashed on every plan.
+      var s = s
+      s.withUTF8 { bytes in
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
       }
     }
     for (i, part) in parts.enumerated() {
@@ -82,9 +84,13 @@ public enum Planner {
 
   /// 16 lower-case hex digits.
   static func hex16(_ h: UInt64) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    return String(
-      decoding: stride(from: 60, through: 0, by: -4).map { digits[Int((h >> UInt64($0)) & 0xF)] }, as: UTF8.self)
+    String(unsafeUninitializedCapacity: 16) { out in
+      for i in 0..<16 {
+        let d = UInt8((h >> UInt64(60 - 4 * i)) & 0xF)
+        out[i] = d < 10 ? 0x30 + d : 0x57 + d
+      }
+      return 16
+    }
   }
 
   static func matches(_ id: String, patterns: [String]) -> Bool {
@@ -108,8 +114,7 @@ public enum Planner {
     }
 
     // 1. What would happen if nothing held it back.
-    let fp = fingerprint(e)
-    let sourceChanged = state?.fingerprint.map { $0 != fp } ?? false
+    let sourceChanged = state?.fingerprint.map { $0 != fingerprint(e) } ?? false
     let dest = facts.files[e.destinationPath]
     let held = sourceChanged ? nil : resumable(state?.partial, fact: facts.files[partialPath])
 
@@ -171,10 +176,9 @@ public enum Planner {
   static func holdBack(
     _ t: inout PlannedTask, conditions: Conditions, state: TaskState?, facts: Facts, options: PlanOptions
   ) {
-    let e = t.entry
     let now = facts.now
     if !options.force {
-      if let nb = e.notBefore, nb > now {
+      if let nb = t.entry.notBefore, nb > now {
         hold(&t, "waiting for not_before \(nb.rfc3339)", until: nb)
         return
       }
@@ -184,7 +188,7 @@ public enum Planner {
         return
       }
     }
-    if e.discretionary {
+    if t.entry.discretionary {
       if let w = conditions.window, !w.contains(minuteOfDay: facts.localMinuteOfDay) {
         let minutes = (w.startMinute - facts.localMinuteOfDay + 1440) % 1440
         let start = Timestamp(seconds: now.seconds + Int64(minutes * 60 - facts.localSecond))

@@ -10,32 +10,32 @@ struct TextTable {
     return bytes.allSatisfy { $0 < 0x80 } ? bytes.count : s.count
   }
 
+  /// Written as bytes into one buffer: a plan can have 100,000 rows, and
+  /// appending each cell and its padding to a String cost more than planning.
   func render() -> String {
     var widths = header.map(Self.width)
-    var cellWidths: [[Int]] = []
-    cellWidths.reserveCapacity(rows.count)
     var bytes = 0
     for r in rows {
-      let w = r.map(Self.width)
-      for (i, c) in w.enumerated() where i < widths.count { widths[i] = max(widths[i], c) }
-      for c in r { bytes += c.utf8.count }
-      cellWidths.append(w)
+      for (i, c) in r.enumerated() {
+        bytes += c.utf8.count
+        if i < widths.count { widths[i] = max(widths[i], Self.width(c)) }
+      }
     }
-    var out = ""
-    out.reserveCapacity(bytes + (rows.count + 1) * (widths.reduce(0, +) + 2 * widths.count + 1))
-    func line(_ cells: [String], _ w: [Int]) {
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes + (rows.count + 1) * (2 * widths.count + 1) + widths.reduce(0, +) * 2)
+    func line(_ cells: [String]) {
       for (i, c) in cells.enumerated() {
-        out += c
+        out.append(contentsOf: c.utf8)
         if i < cells.count - 1 && i < widths.count {
-          out += String(repeating: " ", count: widths[i] - w[i] + 2)
+          out.append(contentsOf: repeatElement(0x20, count: widths[i] - Self.width(c) + 2))
         }
       }
     }
-    line(header, header.map(Self.width))
-    for (r, w) in zip(rows, cellWidths) {
-      out += "\n"
-      line(r, w)
+    line(header)
+    for r in rows {
+      out.append(0x0A)
+      line(r)
     }
-    return out
+    return String(decoding: out, as: UTF8.self)
   }
 }

@@ -99,6 +99,28 @@ import Testing
     }
   }
 
+  @Test func theHashAndItsDigitsAreFNV1aAsJournalsRecordIt() {
+    // Journals hold fingerprints: a change here would make every entry look changed.
+    #expect(Planner.fnv1a("hello") == 0xa430_d846_80aa_bd0b)
+    #expect(Planner.hex16(0xa430_d846_80aa_bd0b) == "a430d84680aabd0b")
+    #expect(Planner.hex16(0x0f) == "000000000000000f")
+    #expect(Planner.fnv1a(joined: ["he", "lo"], separator: "l") == Planner.fnv1a("hello"))
+  }
+
+  @Test func anEntryCopiedAndChangedLeavesTheOriginalAsItWas() {
+    let (m, _) = decode(entry())
+    let original = m!.files[0]
+    var copy = original
+    #expect(copy == original)
+    copy.maxBytes = 7
+    copy.retry.attempts = 9
+    #expect(original.maxBytes == nil)
+    #expect(original.retry.attempts == RetryPolicy().attempts)
+    #expect(copy.maxBytes == 7 && copy.retry.attempts == 9)
+    #expect(copy != original)
+    #expect(m!.files[0] == original)
+  }
+
   @Test func fieldsKeepTheOrderWrittenAndFindEveryKey() {
     var f = Fields<Int>()
     for (i, k) in ["id", "url", "destination", "expected_bytes"].enumerated() { f[k] = i }
