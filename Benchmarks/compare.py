@@ -6,7 +6,7 @@
 Generates deterministic data, starts nginx on a free loopback port (stopped
 by its pid at the end), runs each workload for each tool in alternation
 (A B C D, A B C D, ...) and prints medians, the ratio of each tool's median
-to syncfiles', CPU time (user+sys) and peak memory (from wait4's rusage),
+to syncfiles', CPU time (user+sys) and peak memory (GNU time's %M),
 then writes the figures as JSON.
 
 What the tools guarantee differs, and the table does not hide it: syncfiles
@@ -38,20 +38,30 @@ def free_port():
     return port
 
 
+# Peak memory through GNU time: wait4's ru_maxrss counts a child's size from
+# before its exec, when it is still a copy of this Python, so every tool
+# smaller than this script would show this script's size.
+GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+
+
 def run(argv, cwd=None, env=None):
     """Runs argv; returns (wall seconds, cpu seconds, peak RSS MiB, exit status)."""
     # stderr to a file, not a pipe: a chatty tool must not block on a full pipe.
-    with tempfile.TemporaryFile() as errf:
+    with tempfile.TemporaryFile() as errf, tempfile.NamedTemporaryFile(mode="r") as peakf:
+        full = [GNU_TIME, "-f", "%M", "-o", peakf.name, "--"] + argv if GNU_TIME else argv
         start = time.monotonic()
-        p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=errf)
+        p = subprocess.Popen(full, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=errf)
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.monotonic() - start
         p.returncode = os.waitstatus_to_exitcode(status)
         errf.seek(0)
         err = errf.read().decode(errors="replace")
+        # GNU time writes "Command exited with non-zero status N" before the figure.
+        words = peakf.read().split()
+        peak = int(words[-1]) / 1024.0 if GNU_TIME and words else ru.ru_maxrss / 1024.0
     if p.returncode not in (0,):
         sys.stderr.write("  ! %s exited %d: %s\n" % (argv[0], p.returncode, err.strip()[-300:]))
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, p.returncode
+    return wall, ru.ru_utime + ru.ru_stime, peak, p.returncode
 
 
 def deterministic(path, size, seed):

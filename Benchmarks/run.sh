@@ -13,6 +13,7 @@ command -v curl >/dev/null || need+=(curl)
 command -v aria2c >/dev/null || need+=(aria2)
 command -v wget2 >/dev/null || need+=(wget2)
 command -v openssl >/dev/null || need+=(openssl)
+[[ -x /usr/bin/time ]] || need+=(time)  # peak memory of each tool (compare.py)
 if ((${#need[@]})); then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
