@@ -22,8 +22,7 @@ public enum JournalFormat {
     out.reserveCapacity(body.count + 32)
     JSONValue.writeInt(Int64(body.count), to: &out)
     out.append(0x20)
-    let hex = Array("0123456789abcdef".utf8)
-    for shift in stride(from: 28, through: 0, by: -4) { out.append(hex[Int((crc >> UInt32(shift)) & 0xF)]) }
+    Hex.append(UInt64(crc), digits: 8, to: &out)
     out.append(0x20)
     out += body
     out.append(0x0A)

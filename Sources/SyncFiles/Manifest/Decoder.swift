@@ -1,3 +1,7 @@
+/// Equal keys. Most keys compared differ, and most that differ differ in
+/// length, which costs far less to see than a comparison of the strings.
+private func sameKey(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && a == b }
+
 /// The keys of one mapping in the order written. A mapping has a handful of
 /// keys, so a scan beats hashing each key looked up (and the decoder looks
 /// up every key it knows in every entry).
@@ -11,12 +15,8 @@ struct Fields<Value>: Sequence {
     values.reserveCapacity(n)
   }
 
-  /// Equal keys. Most keys compared differ, and most that differ differ in
-  /// length, which costs far less to see than a comparison of the strings.
-  static func same(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && a == b }
-
   private func index(of key: String) -> Int? {
-    for i in keys.indices where Self.same(keys[i], key) { return i }
+    for i in keys.indices where sameKey(keys[i], key) { return i }
     return nil
   }
 
@@ -129,7 +129,7 @@ struct ManifestDecoder {
         error(pair.key.mark, "duplicate key '\(key)' in \(what) (first set at line \(first.key.mark.line))")
         continue
       }
-      guard allowed.contains(where: { Fields<YAMLPair>.same($0, key) }) else {
+      guard allowed.contains(where: { sameKey($0, key) }) else {
         unknownKey(key, at: pair.key.mark, in: what, allowed: suggestFrom ?? allowed)
         continue
       }

@@ -212,7 +212,7 @@ public struct ManifestLoader: Sendable {
 /// Decodes `files:` items as the parser hands them over.
 struct StreamedFiles: YAMLListSink {
   var decoder: ManifestDecoder
-  /// The manifest so far; nil until `files:` starts (or when the top has no use).
+  /// The manifest so far; nil until `files:` starts as a list at the top.
   var files: FilesProgress?
   /// Pairs of the top mapping when `files:` started, itself included.
   var pairsAtStart = 0

@@ -84,13 +84,10 @@ public enum Planner {
 
   /// 16 lower-case hex digits.
   static func hex16(_ h: UInt64) -> String {
-    String(unsafeUninitializedCapacity: 16) { out in
-      for i in 0..<16 {
-        let d = UInt8((h >> UInt64(60 - 4 * i)) & 0xF)
-        out[i] = d < 10 ? 0x30 + d : 0x57 + d
-      }
-      return 16
-    }
+    var out: [UInt8] = []
+    out.reserveCapacity(16)
+    Hex.append(h, digits: 16, to: &out)
+    return String(decoding: out, as: UTF8.self)
   }
 
   static func matches(_ id: String, patterns: [String]) -> Bool {

@@ -68,13 +68,9 @@ public final class SHA256Hasher {
     var out = [UInt8](repeating: 0, count: 32)
     _ = sf_sha256_final(state.ctx, &out)
     reset()
-    let digits: [UInt8] = Array("0123456789abcdef".utf8)
     var hex = [UInt8]()
     hex.reserveCapacity(64)
-    for b in out {
-      hex.append(digits[Int(b >> 4)])
-      hex.append(digits[Int(b & 15)])
-    }
+    for b in out { Hex.append(UInt64(b), digits: 2, to: &hex) }
     return String(decoding: hex, as: UTF8.self)
   }
 
