@@ -10,6 +10,16 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let etag = headerValue("ETag", in: lines)
   let lastModified = headerValue("Last-Modified", in: lines)
   let date = headerValue("Date", in: lines)
+  // The engine's one-pass fields must read what headerValue reads.
+  var fields = ResponseFields()
+  for line in lines { Array(line.utf8).withUnsafeBytes { fields.take($0) } }
+  for name in ResponseFields.Name.allCases {
+    let text = name.text.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+    if fields[name] != headerValue(text, in: lines) {
+      fatalError("ResponseFields and headerValue disagree on \(text)")
+    }
+  }
+  for line in lines { _ = Array(line.utf8).withUnsafeBytes { statusLineCode($0) } }
   let v = Validators(etag: etag, lastModified: lastModified, date: date)
   _ = v.ifRange
   _ = v.hasWeakDate

@@ -14,9 +14,13 @@
 public enum JournalFormat {
   public static let header = "syncfiles-journal 1\n"
 
+  /// The encoded line for one task's record.
+  static func line(_ state: TaskState) -> [UInt8] { line(body: state.recordBytes()) }
+
   /// The encoded line for one record.
-  static func line(_ payload: JSONValue) -> [UInt8] {
-    let body = payload.bytes()
+  static func line(_ payload: JSONValue) -> [UInt8] { line(body: payload.bytes()) }
+
+  private static func line(body: [UInt8]) -> [UInt8] {
     let crc = CRC32.checksum(body)
     var out: [UInt8] = []
     out.reserveCapacity(body.count + 32)
@@ -88,17 +92,15 @@ public enum JournalFormat {
       defer { if c.dropped > droppedBefore { badSinceGood += 1 } }
       defer { i = nl + 1 }
       let line = bytes[i..<nl]
-      guard let s1 = line.firstIndex(of: 0x20), let len = Int(String(decoding: line[i..<s1], as: UTF8.self)),
+      guard let s1 = line.firstIndex(of: 0x20), let len = number(line[i..<s1], radix: 10),
         s1 + 10 <= nl, line[s1 + 9] == 0x20,
-        let crc = UInt32(String(decoding: line[(s1 + 1)..<(s1 + 9)], as: UTF8.self), radix: 16)
+        let crc = number(line[(s1 + 1)..<(s1 + 9)], radix: 16).flatMap(UInt32.init(exactly:))
       else {
         c.dropped += 1
         continue
       }
       let body = line[(s1 + 10)...]
-      guard body.count == len, CRC32.checksum(body) == crc,
-        let v = try? JSONValue.parse(bytes: body)
-      else {
+      guard body.count == len, CRC32.checksum(body) == crc, let state = record(body) else {
         c.dropped += 1
         continue
       }
@@ -106,8 +108,39 @@ public enum JournalFormat {
       c.validLength = nl + 1
       c.damagedInside += badSinceGood
       badSinceGood = 0
-      if let t = TaskState(json: v) { c.tasks[t.id] = t }
+      if case .task(let t) = state { c.tasks[t.id] = t }
     }
+  }
+
+  /// What one record's body holds.
+  private enum Record {
+    case task(TaskState)
+    /// Valid JSON that is not a task's record (kept as a record, read as nothing).
+    case other
+  }
+
+  /// A record's body, or nil when it is not JSON. The writer's own shape is read without a tree.
+  private static func record(_ body: ArraySlice<UInt8>) -> Record? {
+    if let t = body.withUnsafeBufferPointer(TaskState.fastRecord) { return .task(t) }
+    guard let v = try? JSONValue.parse(bytes: body) else { return nil }
+    return TaskState(json: v).map(Record.task) ?? .other
+  }
+
+  /// A length or checksum field: plain digits are read as bytes; anything
+  /// else takes Swift's own integer parsing, as it always has.
+  private static func number(_ field: ArraySlice<UInt8>, radix: Int) -> Int? {
+    var v = 0
+    for b in field {
+      let d: Int
+      switch b {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): d = Int(b - UInt8(ascii: "0"))
+      case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: d = Int(b - UInt8(ascii: "a")) + 10
+      default: return Int(String(decoding: field, as: UTF8.self), radix: radix)
+      }
+      guard field.count <= 15 else { return Int(String(decoding: field, as: UTF8.self), radix: radix) }
+      v = v * radix + d
+    }
+    return field.isEmpty ? nil : v
   }
 }
 
@@ -218,7 +251,7 @@ public final class JournalWriter {
   /// `flush: false` holds the line back until the next `flush`, `sync` or
   /// a record that flushes (one write for a batch of records; order is kept).
   public func record(_ state: TaskState, flush now: Bool = true) throws(JournalError) {
-    pending += JournalFormat.line(state.json)
+    pending += JournalFormat.line(state)
     contents.tasks[state.id] = state
     contents.records += 1
     if now || pending.count >= 64 * 1024 { try flush() }
@@ -245,7 +278,7 @@ public final class JournalWriter {
     let nfd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     guard nfd >= 0 else { throw .system(doing: "cannot create", path: tmp, errno: Errno(errno)) }
     var out = Array(JournalFormat.header.utf8)
-    for id in contents.tasks.keys.sorted() { out += JournalFormat.line(contents.tasks[id]!.json) }
+    for id in contents.tasks.keys.sorted() { out += JournalFormat.line(contents.tasks[id]!) }
     guard FileIO.writeAll(nfd, out) else {
       let e = Errno(errno)
       close(nfd)

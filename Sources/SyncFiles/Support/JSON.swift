@@ -94,7 +94,7 @@ public enum JSONValue: Sendable, Hashable {
     }
   }
 
-  private static func writeString(_ s: String, to out: inout [UInt8]) {
+  static func writeString(_ s: String, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
     // Most strings (ids, paths, URLs, dates) need no escape: copied whole.
     // U+2028 and U+2029 begin with the byte 0xE2, so that byte takes the slow way.

@@ -36,6 +36,20 @@ final class EasyRequest {
     errorBuffer.deallocate()
   }
 
+  /// Makes the handle as new for another request (`curl_easy_reset`: every
+  /// option back to its default, callbacks included; libcurl keeps its
+  /// caches). Call only once the handle is out of the multi handle.
+  func recycle() {
+    curl_easy_reset(handle)
+    if let headerList { curl_slist_free_all(headerList) }
+    headerList = nil
+    for s in strings { free(s) }
+    strings.removeAll(keepingCapacity: true)
+    headers.removeAll()
+    verbose = nil
+    errorBuffer[0] = 0
+  }
+
   /// A string option, or nil to unset it (libcurl's default is dropped).
   func set(_ option: CURLoption, _ value: String?) {
     guard let value else {

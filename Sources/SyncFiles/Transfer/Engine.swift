@@ -20,6 +20,10 @@ public final class TransferEngine: @unchecked Sendable {
   // Engine thread only:
   private let multi: CurlMulti
   private var active: [UnsafeMutableRawPointer: Transfer] = [:]
+  /// Handles of finished transfers, reset for the next ones: a new handle
+  /// per request cost more than the request itself on a run of 304s.
+  private var spare: [EasyRequest] = []
+  private static let spareLimit = 64
   /// Segmented transfers with ranges to start.
   private var groups: [SegmentGroup] = []
   /// `limits.segments`: ranges in flight in the session, and how many are.
@@ -106,6 +110,7 @@ public final class TransferEngine: @unchecked Sendable {
       unpause()
       multi.wait(milliseconds: paused.isEmpty ? 1000 : 10)
     }
+    spare.removeAll()
     lock.locked {
       finished = true
       lock.signal()
@@ -136,7 +141,7 @@ public final class TransferEngine: @unchecked Sendable {
     let n = min(s.segments ?? (total >= 64 << 20 ? 4 : 1), rangeCap)
     guard n > 1 else { return }
     let asked = s.segments.map { "segments: \($0) asked; fetched as one stream: " }
-    let offersRanges = t.header("Accept-Ranges")?.lowercased().contains("bytes") ?? false
+    let offersRanges = t.header(.acceptRanges)?.lowercased().contains("bytes") ?? false
     guard let v = t.validators, let ifRange = v.ifRange, offersRanges, total >= 2 * SegmentGroup.minimumSplit else {
       if let asked {
         let why =
@@ -162,7 +167,7 @@ public final class TransferEngine: @unchecked Sendable {
   }
 
   func begin(_ t: Transfer, url: String, hops: Int) {
-    guard let easy = EasyRequest() else {
+    guard let easy = spare.popLast() ?? EasyRequest() else {
       return t.done(t.result(.failed(.engine("libcurl could not create a handle"))))
     }
     t.reset(easy: easy, hops: hops)
@@ -243,8 +248,14 @@ public final class TransferEngine: @unchecked Sendable {
     multi.remove(easy)
     active[easy.handle] = nil
     paused.removeAll { $0 === t }
-    // Callbacks may fire during cleanup: `t` stays alive until after it.
-    withExtendedLifetime(t) { t.easy = nil }
+    // Callbacks may fire while the handle is reset or cleaned up: `t` stays alive until after it.
+    withExtendedLifetime(t) {
+      t.easy = nil
+      if spare.count < Self.spareLimit {
+        easy.recycle()
+        spare.append(easy)
+      }
+    }
   }
 
   private func finish(_ t: Transfer, _ outcome: TransferOutcome) {

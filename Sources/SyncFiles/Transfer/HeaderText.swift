@@ -22,6 +22,92 @@ private func hasHeaderName(_ line: String, _ name: [UInt8]) -> Bool {
   return it.next() == UInt8(ascii: ":")
 }
 
+/// The response header fields the engine reads, taken in one pass as each
+/// line arrives: no String for a line it does not read, and no scan of the
+/// lines per lookup. The rule is `headerValue`'s: names in any case, the
+/// last field of a name wins, the value trimmed of spaces, tabs, CR and LF.
+struct ResponseFields {
+  enum Name: Int, CaseIterable {
+    case etag, lastModified, date, contentLength, retryAfter, contentRange, contentEncoding, transferEncoding,
+      acceptRanges
+
+    /// The field's name as lowercase ASCII.
+    var text: StaticString {
+      switch self {
+      case .etag: "etag"
+      case .lastModified: "last-modified"
+      case .date: "date"
+      case .contentLength: "content-length"
+      case .retryAfter: "retry-after"
+      case .contentRange: "content-range"
+      case .contentEncoding: "content-encoding"
+      case .transferEncoding: "transfer-encoding"
+      case .acceptRanges: "accept-ranges"
+      }
+    }
+  }
+
+  private var values = [String?](repeating: nil, count: Name.allCases.count)
+
+  subscript(_ name: Name) -> String? { values[name.rawValue] }
+
+  mutating func removeAll() {
+    for i in values.indices { values[i] = nil }
+  }
+
+  /// Takes one raw header line (with or without its CRLF); a line that is
+  /// not one of the fields above is passed over.
+  mutating func take(_ line: UnsafeRawBufferPointer) {
+    guard let colon = line.firstIndex(of: UInt8(ascii: ":")), let name = Self.name(line[..<colon]) else { return }
+    var start = colon + 1
+    var end = line.count
+    while start < end, Self.isSpace(line[start]) { start += 1 }
+    while end > start, Self.isSpace(line[end - 1]) { end -= 1 }
+    values[name.rawValue] = String(decoding: line[start..<end], as: UTF8.self)
+  }
+
+  private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+
+  /// Which field `bytes` names (ASCII letters in any case), if any.
+  private static func name(_ bytes: Slice<UnsafeRawBufferPointer>) -> Name? {
+    for candidate in Name.allCases where candidate.text.utf8CodeUnitCount == bytes.count {
+      if equalsIgnoringCase(bytes, candidate.text) { return candidate }
+    }
+    return nil
+  }
+
+  private static func equalsIgnoringCase(_ bytes: Slice<UnsafeRawBufferPointer>, _ lower: StaticString) -> Bool {
+    var i = bytes.startIndex
+    for k in 0..<lower.utf8CodeUnitCount {
+      let b = bytes[i]
+      let c = lower.utf8Start[k]
+      let letter = (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z")
+      guard b == c || (letter && b | 0x20 == c) else { return false }
+      i += 1
+    }
+    return true
+  }
+}
+
+/// The status code of an `HTTP/...` status line, or nil when `line` is not one.
+func statusLineCode(_ line: UnsafeRawBufferPointer) -> Int? {
+  guard line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+    line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/")
+  else { return nil }
+  guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return 0 }
+  var code = 0
+  var digits = 0
+  var i = space + 1
+  while i < line.count, line[i] == UInt8(ascii: " ") { i += 1 }
+  while i < line.count, line[i] != UInt8(ascii: " "), line[i] != 0x0D, line[i] != 0x0A {
+    guard line[i] >= UInt8(ascii: "0"), line[i] <= UInt8(ascii: "9"), digits < 9 else { return 0 }
+    code = code * 10 + Int(line[i] - UInt8(ascii: "0"))
+    digits += 1
+    i += 1
+  }
+  return digits > 0 ? code : 0
+}
+
 /// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`), or `bytes */TOTAL` on a 416.
 enum ContentRange {
   static func parse(_ text: String) -> (start: Int64, end: Int64?, total: Int64?)? {

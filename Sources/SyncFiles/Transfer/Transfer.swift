@@ -13,7 +13,8 @@ final class Transfer {
   var hops = 0
   var partial: PartialFile?
   var status = 0
-  var headerLines: [String] = []
+  /// The fields the engine reads of the current response's headers.
+  var fields = ResponseFields()
   var decided = false
   var writing = false
   var received: Int64 = 0
@@ -60,7 +61,7 @@ final class Transfer {
     self.easy = easy
     self.hops = hops
     status = 0
-    headerLines = []
+    fields.removeAll()
     decided = false
     writing = false
   }
@@ -71,21 +72,21 @@ final class Transfer {
       validators: validators, partial: partial, hasher: spec.hasher, notes: notes)
   }
 
-  func header(_ name: String) -> String? { headerValue(name, in: headerLines) }
+  func header(_ name: ResponseFields.Name) -> String? { fields[name] }
 
   /// The final response's headers are in: decide what its body is for.
   /// Returns false to abort the transfer (`failure` says why).
   func decide() -> Bool {
     decided = true
     if !spec.isFile {
-      validators = Validators(etag: header("ETag"), lastModified: header("Last-Modified"), date: header("Date"))
+      validators = Validators(etag: header(.etag), lastModified: header(.lastModified), date: header(.date))
     }
-    let length = header("Content-Length").flatMap { Int64($0) }
-    if let ra = header("Retry-After") { retryAfter = HTTPDate.retryAfter(ra) }
-    if status == 416, let cr = header("Content-Range") { rangeTotal = ContentRange.parse(cr)?.total }
+    let length = header(.contentLength).flatMap { Int64($0) }
+    if let ra = header(.retryAfter) { retryAfter = HTTPDate.retryAfter(ra) }
+    if status == 416, let cr = header(.contentRange) { rangeTotal = ContentRange.parse(cr)?.total }
     let body = spec.isFile || status == 200 || status == 206
     guard body else { return true }  // 3xx, 304, 416, errors: the body is not the file; it is dropped.
-    if !spec.isFile, let encoding = header("Content-Encoding"), encoding.lowercased() != "identity" {
+    if !spec.isFile, let encoding = header(.contentEncoding), encoding.lowercased() != "identity" {
       // Checksums and the file are the bytes as stored: an encoded body is never installed (SPEC §8.2).
       failure = .failed(
         .unusableAnswer(
@@ -94,7 +95,7 @@ final class Transfer {
       return false
     }
     if let g = group, rangeHeaders != nil {
-      let cr = header("Content-Range").flatMap(ContentRange.parse)
+      let cr = header(.contentRange).flatMap(ContentRange.parse)
       writing = g.decide(self, status: status, contentRange: cr, now: validators)
       return writing
     }
@@ -103,7 +104,7 @@ final class Transfer {
     var total = length
     var restarted = false
     if status == 206 {
-      guard let p = partial, let cr = header("Content-Range").flatMap(ContentRange.parse) else {
+      guard let p = partial, let cr = header(.contentRange).flatMap(ContentRange.parse) else {
         failure = .restart("the server answered 206 without a usable Content-Range")
         return false
       }
@@ -143,7 +144,7 @@ final class Transfer {
     var h = ResponseHead(
       status: status, validators: validators ?? Validators(etag: nil, lastModified: nil, dateIsStrong: false),
       totalBytes: total, offset: offset, restarted: restarted)
-    let chunked = header("Transfer-Encoding")?.lowercased().contains("chunked") ?? false
+    let chunked = header(.transferEncoding)?.lowercased().contains("chunked") ?? false
     h.lengthUnknown = !spec.isFile && http1 && length == nil && !chunked
     head = h
     spec.onBody(h)
@@ -183,18 +184,17 @@ let transferHeaderCallback: sf_curl_data_cb = { ptr, size, count, userdata in
   let n = size * count
   guard let ptr, let userdata else { return n }
   let t = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-  let line = String(decoding: UnsafeRawBufferPointer(start: ptr, count: n), as: UTF8.self)
-  if line.hasPrefix("HTTP/") {
-    t.headerLines.removeAll()
-    let parts = line.split(separator: " ", maxSplits: 2)
-    t.status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-    t.http1 = line.hasPrefix("HTTP/1")
+  let line = UnsafeRawBufferPointer(start: ptr, count: n)
+  if let code = statusLineCode(line) {
+    t.fields.removeAll()
+    t.status = code
+    t.http1 = n >= 6 && line[5] == UInt8(ascii: "1")
     t.decided = false
-  } else if line == "\r\n" || line == "\n" {
+  } else if (n == 2 && line[0] == 0x0D && line[1] == 0x0A) || (n == 1 && line[0] == 0x0A) {
     // End of a response's headers; 1xx responses are interim.
     if t.status >= 200 && !t.decided && !t.decide() { return 0 }
   } else {
-    t.headerLines.append(line)
+    t.fields.take(line)
   }
   return n
 }

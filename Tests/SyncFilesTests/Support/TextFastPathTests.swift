@@ -66,6 +66,39 @@ import Testing
     #expect("  \t a b \r\n".trimmingWhitespace() == "a b")
     #expect(" \r\n".trimmingWhitespace() == "")
   }
+
+  /// The engine's one-pass fields give what `headerValue` gives for every
+  /// name it reads: any case, the last field wins, the value trimmed.
+  @Test func responseFieldsAgreeWithHeaderLookup() {
+    let blocks: [[String]] = [
+      ["ETags: no\r\n", "etag: \"a\"\r\n", "Content-Length:  12 \r\n", "ETAG:\t\"b\"\r\n"],
+      ["Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n", "LAST-modified:Sun, 06 Nov 1994 08:49:37 GMT\n"],
+      ["Content-Range: bytes 0-9/10\r\n", "Retry-After: 5\r\n", "Transfer-Encoding: chunked\r\n"],
+      ["Accept-Ranges: \r\n", "Content-Encoding:gzip", "X-Date: 1\r\n", "Date : 2\r\n", ": v\r\n", "no colon\r\n"],
+      ["Content-Length: 1\r\n", "Content-Length: 2\r\n", "content-length:\u{FF}3 \r\n", "retry-after: \u{E9}\r\n"],
+    ]
+    for lines in blocks {
+      var fields = ResponseFields()
+      for line in lines { Array(line.utf8).withUnsafeBytes { fields.take($0) } }
+      for name in ResponseFields.Name.allCases {
+        let text = name.text.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+        #expect(fields[name] == headerValue(text, in: lines), "\(text) in \(lines)")
+      }
+      fields.removeAll()
+      #expect(ResponseFields.Name.allCases.allSatisfy { fields[$0] == nil })
+    }
+  }
+
+  @Test func statusLinesGiveTheirCode() {
+    let cases: [(String, Int?)] = [
+      ("HTTP/1.1 304 Not Modified\r\n", 304), ("HTTP/2 200 \r\n", 200), ("HTTP/1.0  206 Partial\r\n", 206),
+      ("HTTP/1.1 abc\r\n", 0), ("HTTP/1.1\r\n", 0), ("HTTP/1.1 \r\n", 0), ("ETag: x\r\n", nil), ("HTTP", nil),
+      ("http/1.1 200 OK\r\n", nil),
+    ]
+    for (line, code) in cases {
+      #expect(Array(line.utf8).withUnsafeBytes { statusLineCode($0) } == code, "\(line)")
+    }
+  }
 }
 
 @Suite final class JournalBatchTests {

@@ -1,0 +1,271 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Task records written and read as bytes, without a JSON tree in between
+/// (issue 15: a steady run reads every record of the journal and writes one
+/// per task). `TaskState.json` and `TaskState(json:)` stay the definition:
+/// the writer here makes the same bytes as `json.bytes()`, and the reader
+/// takes only the shape that writer makes (its keys in its order, its value
+/// types, no white space, no `\u` escape, no segmented ranges). Anything
+/// else returns nil, and the general JSON parser reads the record.
+extension TaskState {
+  /// The record, byte for byte as `json.bytes()` writes it.
+  func recordBytes() -> [UInt8] {
+    if partial?.ranges != nil { return json.bytes() }  // rare: segmented partials take the tree
+    var w = RecordWriter()
+    w.out.reserveCapacity(400)
+    w.out += #"{"t":"task","id":"#.utf8
+    JSONValue.writeString(id, to: &w.out)
+    w.string("fp", fingerprint)
+    w.string("last_check", lastCheck?.rfc3339)
+    w.string("last_success", lastSuccess?.rfc3339)
+    w.string("outcome", lastOutcome?.rawValue)
+    w.string("error", lastError)
+    w.int("bytes", lastBytes)
+    w.int("http_status", httpStatus.map { Int64($0) })
+    if let i = installed {
+      w.out += #","installed":{"size":"#.utf8
+      JSONValue.writeInt(i.size, to: &w.out)
+      w.int("mtime_ns", i.mtimeNs)
+      w.string("etag", i.etag)
+      w.string("last_modified", i.lastModified)
+      w.string("sha256", i.sha256)
+      w.flag("lm_strong", i.dateIsStrong)
+      w.out.append(UInt8(ascii: "}"))
+    }
+    if let p = partial {
+      w.out += #","partial":{"path":"#.utf8
+      JSONValue.writeString(p.path, to: &w.out)
+      w.int("offset", p.offset)
+      w.int("total", p.totalBytes)
+      w.string("etag", p.etag)
+      w.string("last_modified", p.lastModified)
+      w.flag("lm_strong", p.dateIsStrong)
+      w.out.append(UInt8(ascii: "}"))
+    }
+    w.int("failures", failures > 0 ? Int64(failures) : nil)
+    w.string("backoff_until", backoffUntil?.rfc3339)
+    w.flag("on_change_pending", changeHookPending)
+    w.flag("on_complete_pending", completeHookPending)
+    w.out.append(UInt8(ascii: "}"))
+    return w.out
+  }
+
+  /// The record in `body` when it has exactly the writer's shape; nil sends
+  /// it to the general reader (which also decides whether it is valid).
+  static func fastRecord(_ body: UnsafeBufferPointer<UInt8>) -> TaskState? {
+    var r = RecordReader(b: body)
+    guard r.literal(#"{"t":"task","id":"#), let id = r.string() else { return nil }
+    var t = TaskState(id: id)
+    var last = -1
+    while r.eat(UInt8(ascii: ",")) {
+      guard let k = r.key(after: last, in: RecordReader.topKeys), r.top(k, into: &t) else { return nil }
+      last = k
+    }
+    guard r.eat(UInt8(ascii: "}")), r.i == body.count else { return nil }
+    return t
+  }
+}
+
+/// Appends `,"key":value` for the values that are present.
+private struct RecordWriter {
+  var out: [UInt8] = []
+
+  mutating func name(_ k: StaticString) {
+    out += #","#.utf8
+    out.append(UInt8(ascii: "\""))
+    out.append(contentsOf: UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount))
+    out += #"":"#.utf8
+  }
+
+  mutating func string(_ k: StaticString, _ v: String?) {
+    guard let v else { return }
+    name(k)
+    JSONValue.writeString(v, to: &out)
+  }
+
+  mutating func int(_ k: StaticString, _ v: Int64?) {
+    guard let v else { return }
+    name(k)
+    JSONValue.writeInt(v, to: &out)
+  }
+
+  /// Written only when true, as `json` does.
+  mutating func flag(_ k: StaticString, _ v: Bool) {
+    guard v else { return }
+    name(k)
+    out += "true".utf8
+  }
+}
+
+/// A cursor over one record's bytes that accepts only the writer's shape.
+private struct RecordReader {
+  let b: UnsafeBufferPointer<UInt8>
+  var i = 0
+
+  static let topKeys = [
+    "fp", "last_check", "last_success", "outcome", "error", "bytes", "http_status", "installed", "partial",
+    "failures", "backoff_until", "on_change_pending", "on_complete_pending",
+  ].map { Array($0.utf8) }
+  static let installedKeys = ["etag", "last_modified", "sha256", "lm_strong"].map { Array($0.utf8) }
+  static let partialKeys = ["total", "etag", "last_modified", "lm_strong"].map { Array($0.utf8) }
+
+  mutating func eat(_ c: UInt8) -> Bool {
+    guard i < b.count, b[i] == c else { return false }
+    i += 1
+    return true
+  }
+
+  mutating func literal(_ s: StaticString) -> Bool {
+    let n = s.utf8CodeUnitCount
+    guard b.count - i >= n else { return false }
+    for k in 0..<n where b[i + k] != s.utf8Start[k] { return false }
+    i += n
+    return true
+  }
+
+  /// `"name":` where name is one of `keys` after index `last` (the writer's order, each once).
+  mutating func key(after last: Int, in keys: [[UInt8]]) -> Int? {
+    guard eat(UInt8(ascii: "\"")) else { return nil }
+    let start = i
+    while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\") { i += 1 }
+    guard i < b.count, b[i] == UInt8(ascii: "\"") else { return nil }
+    let name = UnsafeBufferPointer(rebasing: b[start..<i])
+    i += 1
+    guard eat(UInt8(ascii: ":")) else { return nil }
+    for k in (last + 1)..<keys.count where keys[k].count == name.count {
+      if keys[k].withUnsafeBufferPointer({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }) { return k }
+    }
+    return nil
+  }
+
+  /// A string with no `\u` escape; other escapes as JSON reads them.
+  mutating func string() -> String? {
+    guard eat(UInt8(ascii: "\"")) else { return nil }
+    let start = i
+    while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\"), b[i] >= 0x20 { i += 1 }
+    guard i < b.count else { return nil }
+    if b[i] == UInt8(ascii: "\"") {
+      i += 1
+      return String(decoding: UnsafeBufferPointer(rebasing: b[start..<(i - 1)]), as: UTF8.self)
+    }
+    var out = Array(UnsafeBufferPointer(rebasing: b[start..<i]))
+    while i < b.count {
+      let c = b[i]
+      i += 1
+      if c == UInt8(ascii: "\"") { return String(decoding: out, as: UTF8.self) }
+      guard c >= 0x20 else { return nil }
+      guard c == UInt8(ascii: "\\") else {
+        out.append(c)
+        continue
+      }
+      guard i < b.count, let e = Self.unescaped(b[i]) else { return nil }
+      out.append(e)
+      i += 1
+    }
+    return nil
+  }
+
+  private static func unescaped(_ e: UInt8) -> UInt8? {
+    switch e {
+    case UInt8(ascii: "\""): 0x22
+    case UInt8(ascii: "\\"): 0x5C
+    case UInt8(ascii: "/"): 0x2F
+    case UInt8(ascii: "b"): 0x08
+    case UInt8(ascii: "f"): 0x0C
+    case UInt8(ascii: "n"): 0x0A
+    case UInt8(ascii: "r"): 0x0D
+    case UInt8(ascii: "t"): 0x09
+    default: nil
+    }
+  }
+
+  /// `-?(0|[1-9][0-9]*)` that fits an Int64 as it is read: an integer, as the
+  /// general reader makes it (a longer one takes the general way).
+  mutating func int() -> Int64? {
+    let negative = eat(UInt8(ascii: "-"))
+    let start = i
+    var v: Int64 = 0
+    while i < b.count, b[i] >= UInt8(ascii: "0"), b[i] <= UInt8(ascii: "9") {
+      let (m, o1) = v.multipliedReportingOverflow(by: 10)
+      let (a, o2) = m.addingReportingOverflow(Int64(b[i] - UInt8(ascii: "0")))
+      guard !o1, !o2 else { return nil }
+      v = a
+      i += 1
+    }
+    let digits = i - start
+    guard digits > 0, !(digits > 1 && b[start] == UInt8(ascii: "0")) else { return nil }
+    if i < b.count, b[i] == UInt8(ascii: ".") || b[i] | 0x20 == UInt8(ascii: "e") { return nil }
+    return negative ? -v : v
+  }
+
+  mutating func bool() -> Bool? {
+    if literal("true") { return true }
+    if literal("false") { return false }
+    return nil
+  }
+
+  /// One top-level value, key `k` of `topKeys`; false when it is not of the writer's type.
+  mutating func top(_ k: Int, into t: inout TaskState) -> Bool {
+    switch k {
+    case 0, 4:
+      guard let s = string() else { return false }
+      if k == 0 { t.fingerprint = s } else { t.lastError = s }
+    case 1, 2, 10:
+      guard let s = string() else { return false }
+      let v = Timestamp.parseRFC3339(s)
+      if k == 1 { t.lastCheck = v } else if k == 2 { t.lastSuccess = v } else { t.backoffUntil = v }
+    case 3:
+      guard let s = string() else { return false }
+      t.lastOutcome = TaskState.Outcome(rawValue: s)
+    case 5, 6, 9:
+      guard let v = int() else { return false }
+      if k == 5 { t.lastBytes = v } else if k == 6 { t.httpStatus = Int(v) } else { t.failures = Int(v) }
+    case 7:
+      guard let v = installed() else { return false }
+      t.installed = v
+    case 8:
+      guard let v = partial() else { return false }
+      t.partial = v
+    default:
+      guard let v = bool() else { return false }
+      if k == 11 { t.changeHookPending = v } else { t.completeHookPending = v }
+    }
+    return true
+  }
+
+  mutating func installed() -> TaskState.Installed? {
+    guard literal(#"{"size":"#), let size = int(), literal(#","mtime_ns":"#), let m = int() else { return nil }
+    var v = TaskState.Installed(size: size, mtimeNs: m)
+    var last = -1
+    while eat(UInt8(ascii: ",")) {
+      guard let k = key(after: last, in: Self.installedKeys) else { return nil }
+      switch k {
+      case 0: guard let s = string() else { return nil }; v.etag = s
+      case 1: guard let s = string() else { return nil }; v.lastModified = s
+      case 2: guard let s = string() else { return nil }; v.sha256 = s
+      default: guard let f = bool() else { return nil }; v.dateIsStrong = f
+      }
+      last = k
+    }
+    return eat(UInt8(ascii: "}")) ? v : nil
+  }
+
+  mutating func partial() -> TaskState.Partial? {
+    guard literal(#"{"path":"#), let path = string(), literal(#","offset":"#), let off = int() else { return nil }
+    var v = TaskState.Partial(path: path, offset: off)
+    var last = -1
+    while eat(UInt8(ascii: ",")) {
+      guard let k = key(after: last, in: Self.partialKeys) else { return nil }
+      switch k {
+      case 0: guard let n = int() else { return nil }; v.totalBytes = n
+      case 1: guard let s = string() else { return nil }; v.etag = s
+      case 2: guard let s = string() else { return nil }; v.lastModified = s
+      default: guard let f = bool() else { return nil }; v.dateIsStrong = f
+      }
+      last = k
+    }
+    return eat(UInt8(ascii: "}")) ? v : nil
+  }
+}
