@@ -84,7 +84,7 @@ public enum JournalFormat {
     c.validLength = i
     var badSinceGood = 0
     while i < bytes.count {
-      guard let nl = bytes[i...].firstIndex(of: 0x0A) else {
+      guard let nl = newline(in: bytes, from: i) else {
         c.dropped += 1  // torn tail: no newline
         break
       }
@@ -109,6 +109,14 @@ public enum JournalFormat {
       c.damagedInside += badSinceGood
       badSinceGood = 0
       if case .task(let t) = state { c.tasks[t.id] = t }
+    }
+  }
+
+  /// The index of the next line end at or after `start` (memchr).
+  private static func newline(in bytes: [UInt8], from start: Int) -> Int? {
+    bytes.withUnsafeBytes { b -> Int? in
+      guard start < b.count, let p = memchr(b.baseAddress! + start, 0x0A, b.count - start) else { return nil }
+      return b.baseAddress!.distance(to: UnsafeRawPointer(p))
     }
   }
 

@@ -341,4 +341,25 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
     #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
     #expect(CRC32.checksum([]) == 0)
   }
+
+  /// Slicing-by-8 gives the bytewise CRC at every length and alignment.
+  @Test func crc32EightAtATimeIsTheBytewiseCRC() {
+    func bytewise(_ b: [UInt8]) -> UInt32 {
+      var c: UInt32 = 0xFFFF_FFFF
+      for x in b {
+        c ^= UInt32(x)
+        for _ in 0..<8 { c = (c & 1) != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+      }
+      return c ^ 0xFFFF_FFFF
+    }
+    var rng = SplitMix(seed: 32)
+    let data = (0..<300).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+    for start in 0..<9 {
+      for end in start...data.count where (end - start) < 40 || end % 7 == 0 {
+        let slice = data[start..<end]
+        #expect(CRC32.checksum(slice) == bytewise(Array(slice)), "\(start)..<\(end)")
+      }
+    }
+    #expect(CRC32.checksum(AnySequence(data)) == bytewise(data))  // not contiguous: copied first
+  }
 }
