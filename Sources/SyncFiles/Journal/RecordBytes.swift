@@ -18,8 +18,8 @@ extension TaskState {
     w.out += #"{"t":"task","id":"#.utf8
     JSONValue.writeString(id, to: &w.out)
     w.string("fp", fingerprint)
-    w.string("last_check", lastCheck?.rfc3339)
-    w.string("last_success", lastSuccess?.rfc3339)
+    w.time("last_check", lastCheck)
+    w.time("last_success", lastSuccess)
     w.string("outcome", lastOutcome?.rawValue)
     w.string("error", lastError)
     w.int("bytes", lastBytes)
@@ -45,7 +45,7 @@ extension TaskState {
       w.out.append(UInt8(ascii: "}"))
     }
     w.int("failures", failures > 0 ? Int64(failures) : nil)
-    w.string("backoff_until", backoffUntil?.rfc3339)
+    w.time("backoff_until", backoffUntil)
     w.flag("on_change_pending", changeHookPending)
     w.flag("on_complete_pending", completeHookPending)
     w.out.append(UInt8(ascii: "}"))
@@ -73,10 +73,20 @@ private struct RecordWriter {
   var out: [UInt8] = []
 
   mutating func name(_ k: StaticString) {
-    out += #","#.utf8
+    out.append(UInt8(ascii: ","))
     out.append(UInt8(ascii: "\""))
     out.append(contentsOf: UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount))
-    out += #"":"#.utf8
+    out.append(UInt8(ascii: "\""))
+    out.append(UInt8(ascii: ":"))
+  }
+
+  /// A time as `json` writes it: its RFC 3339 text, which never needs an escape.
+  mutating func time(_ k: StaticString, _ v: Timestamp?) {
+    guard let v else { return }
+    name(k)
+    out.append(UInt8(ascii: "\""))
+    v.appendRFC3339(to: &out)
+    out.append(UInt8(ascii: "\""))
   }
 
   mutating func string(_ k: StaticString, _ v: String?) {

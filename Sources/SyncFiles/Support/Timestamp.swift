@@ -24,16 +24,25 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
   public var description: String { rfc3339 }
 
   public var rfc3339: String {
-    let c = civil
     var out: [UInt8] = []
     out.reserveCapacity(20)
-    // Digits by hand (the journal writes a few per record); a year outside 0...9999 as Swift prints it.
+    appendRFC3339(to: &out)
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// `rfc3339`'s bytes, appended (the journal writes a few per record).
+  func appendRFC3339(to out: inout [UInt8]) {
+    let c = civil
+    // Digits by hand; a year outside 0...9999 as Swift prints it.
     func two(_ v: Int, then sep: UInt8) {
-      out += [UInt8(ascii: "0") + UInt8(v / 10), UInt8(ascii: "0") + UInt8(v % 10), sep]
+      out.append(UInt8(ascii: "0") + UInt8(v / 10))
+      out.append(UInt8(ascii: "0") + UInt8(v % 10))
+      out.append(sep)
     }
     if (0...9999).contains(c.year) {
-      for divisor in [1000, 100, 10, 1] { out.append(UInt8(ascii: "0") + UInt8(c.year / divisor % 10)) }
-      out.append(UInt8(ascii: "-"))
+      out.append(UInt8(ascii: "0") + UInt8(c.year / 1000))
+      out.append(UInt8(ascii: "0") + UInt8(c.year / 100 % 10))
+      two(c.year % 100, then: UInt8(ascii: "-"))
     } else {
       out += "\(c.year)-".utf8
     }
@@ -42,7 +51,6 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     two(c.hour, then: UInt8(ascii: ":"))
     two(c.minute, then: UInt8(ascii: ":"))
     two(c.second, then: UInt8(ascii: "Z"))
-    return String(decoding: out, as: UTF8.self)
   }
 
   public struct Civil: Sendable, Hashable {
