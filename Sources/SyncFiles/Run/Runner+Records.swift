@@ -18,10 +18,12 @@ extension Runner {
 
   /// Before the partial holds a byte of a version, the journal knows that version.
   func journalPartial(_ t: PlannedTask) -> @Sendable (ResponseHead) -> Void {
-    let fp = Planner.fingerprint(t.entry)
+    // Worked out only when a body begins: most requests of a steady run are answered 304.
+    let entry = t.entry
     let id = t.id
-    let partialPath = PartialFile.path(for: t.entry.destinationPath)
     return { [journal] head in
+      let fp = Planner.fingerprint(entry)
+      let partialPath = PartialFile.path(for: entry.destinationPath)
       journal.update(id) { s in
         if s.fingerprint == nil { s.fingerprint = fp }
         s.partial = TaskState.Partial(
