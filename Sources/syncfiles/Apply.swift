@@ -79,11 +79,15 @@ struct Apply: ParsableCommand {
     SignalWatcher.block()
     // One registry: the plugins the manifests are checked against are the ones the run uses.
     let plugins = PluginRegistry.standard(locator: PluginLocator(environment: Runtime.environment))
-    let (set, journalPath) = try LoadedSession.manifests(paths: paths, options: session, plugins: plugins)
+    // The journal is read beside the manifests; the writer uses that reading only if the file is unchanged.
+    let prefetch = JournalPrefetch()
+    let (set, journalPath) = try LoadedSession.manifests(
+      paths: paths, options: session, plugins: plugins, prefetch: prefetch)
     let applying: ApplySession
     do {
       applying = try ApplySession(
-        manifests: set.manifests, journalPath: journalPath, plan: PlanOptions(force: force, only: only))
+        manifests: set.manifests, journalPath: journalPath, plan: PlanOptions(force: force, only: only),
+        prefetched: prefetch)
     } catch {
       Output.error("syncfiles: \(error.message)")
       if case .locked = error { throw ExitCode(3) }

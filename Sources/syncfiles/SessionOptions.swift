@@ -51,12 +51,24 @@ struct LoadedSession {
 
   /// Loads and checks the manifests (exit 2 with every error on stderr when
   /// any is invalid) and resolves the journal's path.
+  /// `prefetch`: started on the journal's path as soon as it is known (the
+  /// flag or the environment at once, else the first manifest that names one).
   static func manifests(
-    paths: [String], options: SessionOptions, plugins: PluginRegistry? = nil
+    paths: [String], options: SessionOptions, plugins: PluginRegistry? = nil, prefetch: JournalPrefetch? = nil
   ) throws -> (ManifestSet, String) {
     let env = Runtime.environment
     let cwd = Runtime.workingDirectory
-    let set = ManifestLoader(environment: env, plugins: plugins, workingDirectory: cwd).load(paths: paths)
+    var loader = ManifestLoader(environment: env, plugins: plugins, workingDirectory: cwd)
+    if let prefetch {
+      // The flag and the environment win over any manifest's key: then the path is known at once.
+      if options.journal?.isEmpty == false || env["SYNCFILES_JOURNAL"]?.isEmpty == false {
+        prefetch.start(
+          path: JournalLocation.resolve(
+            flag: options.journal, environment: env, manifests: [], isRoot: getuid() == 0, workingDirectory: cwd))
+      }
+      loader.onJournalKey = { prefetch.start(path: $0) }
+    }
+    let set = loader.load(paths: paths)
     if set.hasErrors {
       for d in ValidationReport(set: set).sortedDiagnostics where d.severity == .error {
         Output.error(d.description)

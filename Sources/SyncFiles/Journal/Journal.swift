@@ -189,6 +189,9 @@ public final class JournalWriter {
   /// …and at least this large.
   public var compactionFloor = 256 * 1024
 
+  /// The contents came from a `JournalPrefetch` (the file was as it read it).
+  public private(set) var usedPrefetch = false
+
   /// What was skipped when the journal was opened, said once (the damage is
   /// repaired by then); nil when the journal was whole.
   public private(set) var recovered: String?
@@ -197,7 +200,9 @@ public final class JournalWriter {
   /// journal, and cuts off any torn tail so appends start on a clean line.
   /// Damage inside the file is rewritten away at once (a compaction), so it
   /// is reported by this run only.
-  public init(path: String) throws(JournalError) {
+  /// `prefetched`: a decoding made while the manifests loaded, used when
+  /// the bytes read under the lock are the ones it decoded.
+  public init(path: String, prefetched: JournalPrefetch? = nil) throws(JournalError) {
     self.path = path
     try JournalWriter.makeFolder(of: path)
     lock = try JournalLock.acquire(journal: path)
@@ -213,7 +218,9 @@ public final class JournalWriter {
       close(fd)
       throw .unreadable(path: path, why: e.message)
     }
-    guard let c = JournalFormat.decode(bytes) else {
+    let early = prefetched?.contents(path: path, matching: bytes)
+    usedPrefetch = early != nil
+    guard let c = early ?? JournalFormat.decode(bytes) else {
       close(fd)
       throw .notAJournal(path: path, refusing: true)
     }

@@ -13,6 +13,9 @@ public struct ManifestLoader: Sendable {
   public var limits: YAMLLimits
   /// Relative PATHs resolve against this folder.
   public var workingDirectory: String
+  /// Called with a manifest's `journal` path as soon as its settings are
+  /// read (before its `files:`), so the caller can start reading the journal.
+  public var onJournalKey: (@Sendable (String) -> Void)?
 
   public init(
     environment: [String: String], plugins: (any PluginCatalog)? = nil, limits: YAMLLimits = YAMLLimits(),
@@ -33,6 +36,7 @@ public struct ManifestLoader: Sendable {
     let fresh = ManifestDecoder(
       file: path, absolutePath: absolutePath, environment: environment, plugins: plugins)
     var sink = StreamedFiles(decoder: fresh)
+    sink.onJournalKey = onJournalKey
     var root: YAMLNode?
     do {
       root = try YAMLLoader.load(bytes, limits: limits, streaming: "files", into: &sink)
@@ -216,6 +220,7 @@ struct StreamedFiles: YAMLListSink {
   var files: FilesProgress?
   /// Pairs of the top mapping when `files:` started, itself included.
   var pairsAtStart = 0
+  var onJournalKey: (@Sendable (String) -> Void)?
 
   init(decoder: ManifestDecoder) { self.decoder = decoder }
 
@@ -223,6 +228,7 @@ struct StreamedFiles: YAMLListSink {
     guard case .mapping(let pairs) = root.kind else { return false }
     pairsAtStart = pairs.count
     files = decoder.decodeHead(root)
+    if let journal = files?.manifest.journal { onJournalKey?(journal) }
     return files?.pair != nil
   }
 

@@ -15,8 +15,11 @@ public final class ApplySession {
 
   /// Takes the journal's lock (`JournalError.locked` if another apply holds
   /// it), reads it, gathers the facts and plans, as `syncfiles plan` would.
-  public init(manifests: [Manifest], journalPath: String, plan options: PlanOptions) throws(JournalError) {
-    let writer = try JournalWriter(path: journalPath)
+  /// `prefetched`: the journal read while the manifests loaded (`JournalPrefetch`).
+  public init(
+    manifests: [Manifest], journalPath: String, plan options: PlanOptions, prefetched: JournalPrefetch? = nil
+  ) throws(JournalError) {
+    let writer = try JournalWriter(path: journalPath, prefetched: prefetched)
     self.manifests = manifests
     recovered = writer.recovered
     journal = SessionJournal(writer)

@@ -337,6 +337,49 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
     }
   }
 
+  /// The journal read beside the manifests (JournalPrefetch) is used only
+  /// when the file under the lock holds exactly the bytes it read.
+  @Test func aPrefetchIsUsedOnlyForTheSameBytes() throws {
+    do {
+      let w = try JournalWriter(path: path)
+      for n in 0..<5 { try w.record(sample("m/t\(n)", n)) }
+    }
+    let same = JournalPrefetch()
+    same.start(path: path)
+    do {
+      let w = try JournalWriter(path: path, prefetched: same)
+      #expect(w.usedPrefetch)
+      #expect(w.contents.tasks == (try JournalReader.read(path: path)).tasks)
+      #expect(w.contents.tasks.count == 5)
+    }
+    // Written between the prefetch and the lock: the writer reads the file itself.
+    let stale = JournalPrefetch()
+    stale.start(path: path)
+    stale.waitUntilRead()
+    do {
+      let other = try JournalWriter(path: path)
+      try other.record(sample("m/t1", 99))
+    }
+    let w = try JournalWriter(path: path, prefetched: stale)
+    #expect(!w.usedPrefetch)
+    #expect(w.contents.tasks["m/t1"]?.fingerprint == "fp-99")
+  }
+
+  @Test func aPrefetchOfAnotherPathOrNoFileIsNotUsed() throws {
+    let other = JournalPrefetch()
+    other.start(path: dir + "/elsewhere")
+    do {
+      let missing = try JournalWriter(path: path, prefetched: other)
+      #expect(!missing.usedPrefetch)
+      try missing.record(sample("m/a"))
+    }
+    let none = JournalPrefetch()
+    none.start(path: dir + "/elsewhere")
+    let w = try JournalWriter(path: path, prefetched: none)
+    #expect(!w.usedPrefetch)
+    #expect(w.contents.tasks["m/a"] != nil)
+  }
+
   @Test func crc32MatchesZlib() {
     #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
     #expect(CRC32.checksum([]) == 0)
