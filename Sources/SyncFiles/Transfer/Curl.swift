@@ -16,7 +16,6 @@ final class EasyRequest {
   private var headerList: UnsafeMutablePointer<curl_slist>?
   /// Response header lines of the last response (after redirects, only the final one is kept).
   var headers: [String] = []
-  private var strings: [UnsafeMutablePointer<CChar>] = []
   /// `CURLOPT_ERRORBUFFER`: libcurl's own words on a failure (why a handshake failed).
   let errorBuffer: UnsafeMutablePointer<CChar>
   /// `--verbose`: where the debug callback writes; alive as long as the handle.
@@ -32,7 +31,6 @@ final class EasyRequest {
   deinit {
     curl_easy_cleanup(handle)
     if let headerList { curl_slist_free_all(headerList) }
-    for s in strings { free(s) }
     errorBuffer.deallocate()
   }
 
@@ -43,8 +41,6 @@ final class EasyRequest {
     curl_easy_reset(handle)
     if let headerList { curl_slist_free_all(headerList) }
     headerList = nil
-    for s in strings { free(s) }
-    strings.removeAll(keepingCapacity: true)
     headers.removeAll()
     verbose = nil
     errorBuffer[0] = 0
@@ -67,11 +63,10 @@ final class EasyRequest {
     _ = sf_easy_setopt_long(handle, option, value)
   }
 
-  /// Strings are copied and kept alive for the handle's lifetime.
+  /// libcurl copies string options (since 7.17.0; CURLOPT_POSTFIELDS, the
+  /// exception, is not used), so the C string lives only for the call.
   func set(_ option: CURLoption, _ value: String) {
-    guard let copy = strdup(value) else { return }
-    strings.append(copy)
-    _ = sf_easy_setopt_string(handle, option, copy)
+    _ = value.withCString { sf_easy_setopt_string(handle, option, $0) }
   }
 
   func setHeaders(_ lines: [String]) {

@@ -73,7 +73,7 @@ extension EasyRequest {
   /// Options every request shares: protocols, TLS verification and trust,
   /// proxy, netrc (only for the entry's own origin), HTTP/2 waiting, timeouts.
   func configure(
-    url: String, entryOrigin: String, isFile: Bool, network: NetworkOptions, environment env: NetworkEnvironment,
+    url: String, entryURL: String, isFile: Bool, network: NetworkOptions, environment env: NetworkEnvironment,
     connectTimeout: TimeSpan
   ) {
     set(CURLOPT_URL, url)
@@ -97,7 +97,7 @@ extension EasyRequest {
     }
     // A CONNECT tunnel's own "200 Connection established" is never the file's response.
     set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
-    if let netrc = network.netrc, RemoteProbe.origin(of: url) == entryOrigin {
+    if let netrc = network.netrc, RemoteProbe.sameOrigin(url, entryURL) {
       switch netrc {
       case .standard:
         set(CURLOPT_NETRC, Int(sf_netrc_optional))
@@ -113,9 +113,9 @@ extension EasyRequest {
   /// The request's header lines: `Accept-Encoding: identity` (checksums are
   /// of the bytes as stored), the manifest's headers only when `url` is on
   /// the origin of the task's own URL, then `conditions` (validators, Range).
-  func setRequestHeaders(url: String, entryOrigin: String, manifest: [String], conditions: [String]) {
+  func setRequestHeaders(url: String, entryURL: String, manifest: [String], conditions: [String]) {
     var lines = ["Accept-Encoding: identity"]
-    if !manifest.isEmpty && RemoteProbe.origin(of: url) == entryOrigin { lines += manifest }
+    if !manifest.isEmpty && RemoteProbe.sameOrigin(url, entryURL) { lines += manifest }
     setHeaders(lines + conditions)
   }
 

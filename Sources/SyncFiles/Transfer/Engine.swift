@@ -173,9 +173,8 @@ public final class TransferEngine: @unchecked Sendable {
     t.reset(easy: easy, hops: hops)
     t.url = url
     let s = t.spec
-    let entryOrigin = RemoteProbe.origin(of: s.url)
     easy.configure(
-      url: url, entryOrigin: entryOrigin, isFile: s.isFile, network: s.network,
+      url: url, entryURL: s.url, isFile: s.isFile, network: s.network,
       environment: environment, connectTimeout: s.connectTimeout)
     if let verbose { easy.trace(VerboseSink(id: s.id, secrets: s.secrets, log: verbose)) }
     easy.set(CURLOPT_LOW_SPEED_LIMIT, 1024)
@@ -197,7 +196,7 @@ public final class TransferEngine: @unchecked Sendable {
         let size = t.partial?.size ?? 0
         if s.request.ifRange == nil || size > 0 { conditions = s.request.headerLines(partialSize: size) }
       }
-      easy.setRequestHeaders(url: url, entryOrigin: entryOrigin, manifest: s.headers, conditions: conditions)
+      easy.setRequestHeaders(url: url, entryURL: s.url, manifest: s.headers, conditions: conditions)
     }
     let me = Unmanaged.passUnretained(t).toOpaque()
     _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)

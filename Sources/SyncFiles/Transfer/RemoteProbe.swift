@@ -58,6 +58,12 @@ public enum RemoteProbe {
     return run.results
   }
 
+  /// `url` is on the origin of `entryURL` (the task's own URL): where
+  /// manifest headers and netrc credentials may go. The same URL needs no parsing.
+  static func sameOrigin(_ url: String, _ entryURL: String) -> Bool {
+    url == entryURL || origin(of: url) == origin(of: entryURL)
+  }
+
   /// `scheme://host:port` of an absolute http(s) URL, lower-cased.
   static func origin(of url: String) -> String {
     let u = Array(url.utf8)
@@ -115,9 +121,9 @@ private final class ProbeRun {
       return
     }
     let isFile = r.url.scheme == "file"
-    let entryOrigin = RemoteProbe.origin(of: r.url.text.revealed)
+    let entryURL = r.url.text.revealed
     easy.configure(
-      url: url, entryOrigin: entryOrigin, isFile: isFile, network: r.network,
+      url: url, entryURL: entryURL, isFile: isFile, network: r.network,
       environment: options.environment, connectTimeout: r.connectTimeout)
     if let log = options.verbose { easy.trace(VerboseSink(id: r.id, secrets: r.secrets, log: log)) }
     easy.set(CURLOPT_NOBODY, 1)
@@ -127,7 +133,7 @@ private final class ProbeRun {
       var policy = r.policy
       if case .resume = policy.condition { policy.condition = .none }
       easy.setRequestHeaders(
-        url: url, entryOrigin: entryOrigin, manifest: r.headers.map { "\($0.name): \($0.value.revealed)" },
+        url: url, entryURL: entryURL, manifest: r.headers.map { "\($0.name): \($0.value.revealed)" },
         conditions: policy.headerLines(partialSize: 0))
     }
     _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_HEADERFUNCTION, headerCallback)
