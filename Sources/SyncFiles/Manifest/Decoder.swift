@@ -10,6 +10,8 @@ struct Fields<Value>: Sequence {
   private var keys: [String] = []
   private var values: [Value] = []
 
+  var count: Int { keys.count }
+
   mutating func reserveCapacity(_ n: Int) {
     keys.reserveCapacity(n)
     values.reserveCapacity(n)
