@@ -21,17 +21,24 @@ public final class SHA256Hasher {
   public let inlineLimit: Int64
   static let ringBytes = 4 << 20
 
-  private let state: State
+  /// Made on first use: a run builds a hasher for every task, and in a
+  /// steady run most tasks never hash a byte (their answer is a 304).
+  private var made: State?
+  private var state: State {
+    if let made { return made }
+    guard let c = sf_sha256_new() else { fatalError("libcrypto cannot create a SHA-256 context") }
+    let s = State(ctx: c)
+    made = s
+    return s
+  }
   private var fedSinceReset: Int64 = 0
   private var threaded = false
 
   public init(inlineLimit: Int64 = SHA256Hasher.defaultInlineLimit) {
     self.inlineLimit = inlineLimit
-    guard let c = sf_sha256_new() else { fatalError("libcrypto cannot create a SHA-256 context") }
-    state = State(ctx: c)
   }
 
-  deinit { state.stop() }
+  deinit { made?.stop() }
 
   public func update(_ buffer: UnsafeRawBufferPointer) {
     guard let base = buffer.baseAddress, buffer.count > 0 else { return }
@@ -53,9 +60,10 @@ public final class SHA256Hasher {
 
   /// Starts over (a server that ignored Range sends the whole body again).
   public func reset() {
-    if threaded { state.drain() }
+    guard let made else { return }  // nothing fed yet: already as new
+    if threaded { made.drain() }
     fedSinceReset = 0
-    _ = sf_sha256_reset(state.ctx)
+    _ = sf_sha256_reset(made.ctx)
   }
 
   /// The digest as lower-case hex; the hasher is reset afterwards.

@@ -25,6 +25,22 @@ import Testing
   /// Moves to its thread after 1 MiB, so bodies of a few MiB exercise the ring.
   func small() -> SHA256Hasher { SHA256Hasher(inlineLimit: 1 << 20) }
 
+  /// A hasher makes its libcrypto context on first use (most tasks of a steady
+  /// run never hash a byte): unused, reset before any byte, or reused, it
+  /// still gives the right digests.
+  @Test func aHasherUnusedOrResetBeforeAnyByteGivesTheRightDigests() {
+    let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    #expect(SHA256Hasher().finish() == empty)
+    let h = SHA256Hasher()
+    h.reset()
+    h.update(Array("abc".utf8))
+    #expect(h.finish() == abc)
+    h.update(Array("abc".utf8))
+    #expect(h.finish() == abc)
+    #expect(h.finish() == empty)
+  }
+
   @Test func smallAndLargeBodiesMatchSha256sum() {
     let h = small()
     for (count, seed) in [(0, 1), (1000, 2), (1 << 20, 3), (21 << 20, 4)] {
