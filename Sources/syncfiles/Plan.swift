@@ -69,7 +69,11 @@ enum PlanOutput {
       }
       Output.result(report.serialized())
     case .text:
-      Output.result(PlanReport.text(plan) + (forecast.map { "\n\n" + $0.text } ?? ""))
+      // Written as it is made: a large plan's text is never held whole.
+      var out = TextOut(fd: 1)
+      PlanReport.write(plan, to: &out)
+      out.write((forecast.map { "\n\n" + $0.text } ?? "") + "\n")
+      out.flush()
     }
     Output.keepUntilExit(loaded, plan)
   }

@@ -1,21 +1,42 @@
 /// Renders a plan: a table for people, SPEC §6 JSON for scripts.
 public enum PlanReport {
   public static func text(_ p: SessionPlan) -> String {
-    var table = TextTable(header: ["TASK", "ACTION", "BYTES", "WHY"])
-    table.rows.reserveCapacity(p.tasks.count)
-    var unknown = 0
+    var out = TextOut()
+    write(p, to: &out)
+    return out.text
+  }
+
+  /// The plan as text, its table written row by row: a 100,000-task plan is
+  /// never held as rows of cells nor as one text (`out` passes it on as it fills).
+  public static func write(_ p: SessionPlan, to out: inout TextOut) {
+    let header = ["TASK", "ACTION", "BYTES", "WHY"]
     // By index: `for t in p.tasks` would copy every task (and its entry).
-    for i in p.tasks.indices {
+    func row(_ i: Int) -> [String] {
       let runs = p.tasks[i].runs
-      let toMove = p.tasks[i].bytesToTransfer
-      if runs && toMove == nil { unknown += 1 }
-      let bytes = runs ? (toMove.map(ByteSize.format) ?? "?") : "-"
-      table.rows.append([p.tasks[i].entry.qualifiedID, p.tasks[i].action.rawValue, bytes, why(p.tasks[i])])
+      let bytes = runs ? (p.tasks[i].bytesToTransfer.map(ByteSize.format) ?? "?") : "-"
+      return [p.tasks[i].entry.qualifiedID, p.tasks[i].action.rawValue, bytes, why(p.tasks[i])]
     }
-    var out = p.tasks.isEmpty ? "no tasks\n" : table.render() + "\n"
+    if p.tasks.isEmpty {
+      out.write("no tasks\n")
+    } else {
+      let widths = TextTable.widths(header: header, rows: p.tasks.indices.lazy.map(row))
+      TextTable.line(header, widths: widths, into: &out.bytes)
+      for i in p.tasks.indices {
+        out.bytes.append(0x0A)
+        TextTable.line(row(i), widths: widths, into: &out.bytes)
+        out.flushIfFull()
+      }
+      out.write("\n")
+    }
+    let unknown = p.tasks.indices.count { p.tasks[$0].runs && p.tasks[$0].bytesToTransfer == nil }
+    out.write(summary(p, unknown: unknown))
+  }
+
+  /// The lines under the table: counts, bytes, disks, limits, journal.
+  private static func summary(_ p: SessionPlan, unknown: Int) -> String {
     let byAction = p.counts
     let counts = Action.allCases.map { "\(byAction[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
-    out += "\n\(p.tasks.count) task\(p.tasks.count == 1 ? "" : "s"): \(counts); "
+    var out = "\n\(p.tasks.count) task\(p.tasks.count == 1 ? "" : "s"): \(counts); "
     out += "\(ByteSize.format(p.expectedBytes)) to transfer"
     out += unknown > 0 ? " (+ \(unknown) of unknown size)\n" : "\n"
     for d in p.disk {

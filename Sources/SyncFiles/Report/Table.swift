@@ -10,32 +10,64 @@ struct TextTable {
     return bytes.allSatisfy { $0 < 0x80 } ? bytes.count : s.count
   }
 
-  /// Written as bytes into one buffer: a plan can have 100,000 rows, and
-  /// appending each cell and its padding to a String cost more than planning.
-  func render() -> String {
+  /// Each column's widest cell, header included.
+  static func widths(header: [String], rows: some Sequence<[String]>) -> [Int] {
     var widths = header.map(Self.width)
-    var bytes = 0
     for r in rows {
-      for (i, c) in r.enumerated() {
-        bytes += c.utf8.count
-        if i < widths.count { widths[i] = max(widths[i], Self.width(c)) }
+      for (i, c) in r.enumerated() where i < widths.count { widths[i] = max(widths[i], Self.width(c)) }
+    }
+    return widths
+  }
+
+  /// One line, without its newline: cells padded to `widths`, the last one unpadded.
+  static func line(_ cells: [String], widths: [Int], into out: inout [UInt8]) {
+    for (i, c) in cells.enumerated() {
+      out.append(contentsOf: c.utf8)
+      if i < cells.count - 1 && i < widths.count {
+        out.append(contentsOf: repeatElement(0x20, count: widths[i] - Self.width(c) + 2))
       }
     }
+  }
+
+  /// Written as bytes into one buffer: appending each cell and its padding
+  /// to a String cost more than planning.
+  func render() -> String {
+    let widths = Self.widths(header: header, rows: rows)
     var out: [UInt8] = []
-    out.reserveCapacity(bytes + (rows.count + 1) * (2 * widths.count + 1) + widths.reduce(0, +) * 2)
-    func line(_ cells: [String]) {
-      for (i, c) in cells.enumerated() {
-        out.append(contentsOf: c.utf8)
-        if i < cells.count - 1 && i < widths.count {
-          out.append(contentsOf: repeatElement(0x20, count: widths[i] - Self.width(c) + 2))
-        }
-      }
-    }
-    line(header)
+    Self.line(header, widths: widths, into: &out)
     for r in rows {
       out.append(0x0A)
-      line(r)
+      Self.line(r, widths: widths, into: &out)
     }
     return String(decoding: out, as: UTF8.self)
   }
+}
+
+/// Text output made as bytes: kept whole (`text`), or written to a file
+/// descriptor every 64 KiB, so a 100,000-row plan is never held as one text.
+public struct TextOut {
+  var bytes: [UInt8] = []
+  let fd: Int32?
+
+  /// `fd` nil: the text is kept (`text`).
+  public init(fd: Int32? = nil) {
+    self.fd = fd
+    bytes.reserveCapacity(fd == nil ? 4096 : 1 << 16)
+  }
+
+  public mutating func write(_ s: String) { bytes.append(contentsOf: s.utf8) }
+
+  /// Hands the bytes so far to `fd` once there are enough of them.
+  mutating func flushIfFull() {
+    if bytes.count >= 1 << 16 { flush() }
+  }
+
+  public mutating func flush() {
+    guard let fd, !bytes.isEmpty else { return }
+    // As `print` did: standard output that cannot be written is not the plan's failure.
+    _ = FileIO.writeAll(fd, bytes)
+    bytes.removeAll(keepingCapacity: true)
+  }
+
+  public var text: String { String(decoding: bytes, as: UTF8.self) }
 }

@@ -149,7 +149,10 @@ public final class Runner: @unchecked Sendable {
     for (i, m) in manifests.enumerated() { for f in m.files { manifestOf[f.qualifiedID] = i } }
     // One draw from the system for the run (not a getrandom per task); each task's jitter seed follows from it.
     let runSeed = UInt64.random(in: 0...UInt64.max)
-    return plan.tasks.enumerated().map { n, t in
+    // Over the indices, not enumerated(): its count is known, so the jobs
+    // (about 1 KiB each) are allocated once, not grown by doubling.
+    return plan.tasks.indices.map { n in
+      let t = plan.tasks[n]
       let outcome: TaskOutcome = t.action == .wait ? .waiting : .skipped
       let urls = [t.entry.url] + t.entry.mirrors
       let r = t.entry.retry

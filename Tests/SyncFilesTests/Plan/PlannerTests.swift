@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SyncFiles
@@ -296,6 +297,31 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
     let text2 = PlanReport.text(p)
     #expect(text2.contains("disk /srv/other: 1 GiB needed, 10 MiB free: DOES NOT FIT (m/c)"))
     #expect(text2.contains("4 tasks: 3 download, 1 resume, 0 revalidate, 0 skip, 0 wait"))
+  }
+
+  /// The plan written as it is made (to standard output, 64 KiB at a time)
+  /// is the text, byte for byte, with padding from the widest cell of any row.
+  @Test func aLargePlanWrittenInPiecesIsItsText() throws {
+    var text = "version: 1\nname: m\nroot: /srv\nfiles:\n"
+    for i in 0..<4000 {
+      text += "  - {id: f\(i), url: 'https://h.example/\(i)', destination: d/f\(i), expected_bytes: \(i * 7)}\n"
+    }
+    text += "  - {id: the-longest-id-of-them-all, url: 'https://h.example/x', destination: x}\n"
+    let (m, _) = decode(text)
+    let p = Planner.plan(manifests: [try #require(m)], journal: [:], facts: facts(), journalPath: "/j")
+    let whole = PlanReport.text(p)
+    #expect(whole.utf8.count > 2 << 16)  // several flushes of 64 KiB
+    let path = makeTempDir() + "/plan.txt"
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    #expect(fd >= 0)
+    var out = TextOut(fd: fd)
+    PlanReport.write(p, to: &out)
+    out.flush()
+    close(fd)
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == whole)
+    // Every row is padded to the longest id, which comes last.
+    let lines = whole.split(separator: "\n")
+    #expect(lines[1].hasPrefix("m/f0" + String(repeating: " ", count: "m/the-longest-id-of-them-all".count - 4 + 2)))
   }
 
   @Test func sessionLimitsAreMergedAndShown() {
