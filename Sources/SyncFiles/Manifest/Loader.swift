@@ -16,6 +16,9 @@ public struct ManifestLoader: Sendable {
   /// Called with a manifest's `journal` path as soon as its settings are
   /// read (before its `files:`), so the caller can start reading the journal.
   public var onJournalKey: (@Sendable (String) -> Void)?
+  /// Items of `files:` decoded on the parser's thread before the rest move
+  /// to a thread of their own (`PipelinedFiles`).
+  var inlineItems = 256
 
   public init(
     environment: [String: String], plugins: (any PluginCatalog)? = nil, limits: YAMLLimits = YAMLLimits(),
@@ -35,16 +38,19 @@ public struct ManifestLoader: Sendable {
   public func decode(_ bytes: [UInt8], path: String, absolutePath: String) -> (Manifest?, [Diagnostic]) {
     let fresh = ManifestDecoder(
       file: path, absolutePath: absolutePath, environment: environment, plugins: plugins)
-    var sink = StreamedFiles(decoder: fresh)
-    sink.onJournalKey = onJournalKey
+    var streamed = StreamedFiles(decoder: fresh)
+    streamed.onJournalKey = onJournalKey
+    var piped = PipelinedFiles(streamed, inlineItems: inlineItems)
     var root: YAMLNode?
     do {
-      root = try YAMLLoader.load(bytes, limits: limits, streaming: "files", into: &sink)
+      root = try YAMLLoader.load(bytes, limits: limits, streaming: "files", into: &piped)
+      var sink = piped.end()
       if sink.files?.pair != nil {
         if let manifest = sink.finish(root) { return Self.done(manifest, sink.decoder) }
         root = try YAMLLoader.load(bytes, limits: limits)
       }
     } catch {
+      _ = piped.end()  // the items handed over are decoded, then dropped with the rest
       var decoder = fresh
       decoder.error(error.mark, error.message)
       return (nil, decoder.diagnostics)

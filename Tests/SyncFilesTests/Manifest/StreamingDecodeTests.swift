@@ -16,11 +16,50 @@ import Testing
     return (manifest, decoder.diagnostics)
   }
 
+  /// Every item decoded on the pipeline's thread (`PipelinedFiles`), from the first.
+  func pipedDecode(_ yaml: String) -> (Manifest?, [Diagnostic]) {
+    var loader = ManifestLoader(environment: [:], plugins: PluginLocator(searchPath: []), workingDirectory: "/m")
+    loader.inlineItems = 0
+    return loader.decode(Array(yaml.utf8), path: "test.yaml", absolutePath: "/m/test.yaml")
+  }
+
   func agree(_ yaml: String) {
     let (streamed, sd) = decode(yaml)
+    let (piped, pd) = pipedDecode(yaml)
     let (tree, td) = treeDecode(yaml)
     #expect(streamed == tree)
     #expect(sd == td)
+    #expect(piped == tree)
+    #expect(pd == td)
+  }
+
+  /// Thousands of items, with errors and warnings among them, decoded partly
+  /// inline and partly on the pipeline's thread: as the tree reads them.
+  @Test func aLargeManifestDecodedOnTwoThreadsIsTheTreeReading() {
+    var yaml = "version: 1\nname: big\nroot: /srv\nfiles:\n"
+    for i in 0..<3000 {
+      switch i % 97 {
+      case 5: yaml += "  - {id: f\(i - 1), url: 'https://h.example/\(i)', destination: d/\(i)}\n"  // duplicate id
+      case 11: yaml += "  - {id: f\(i), url: 'ftp://h.example/\(i)', destination: d/\(i)}\n"  // bad scheme
+      case 17: yaml += "  - {id: f\(i), url: 'https://h.example/\(i)', destination: d/\(i), mode: 0999}\n"
+      default:
+        yaml += "  - {id: f\(i), url: 'https://h.example/\(i)', destination: d/\(i), expected_bytes: \(i)KiB}\n"
+      }
+    }
+    agree(yaml)
+    let (m, d) = decode(yaml)
+    #expect(m == nil || m!.files.count > 2500)
+    #expect(d.contains { $0.severity == .error })
+  }
+
+  @Test func aSyntaxErrorAfterManyItemsLeavesOnlyTheSyntaxError() {
+    var yaml = "version: 1\nname: big\nroot: /srv\nfiles:\n"
+    for i in 0..<1000 { yaml += "  - {id: f\(i), url: 'https://h.example/\(i)', destination: d/\(i)}\n" }
+    yaml += "  - {id: broken, url: [\n"
+    for (m, d) in [decode(yaml), pipedDecode(yaml)] {
+      #expect(m == nil)
+      #expect(d.count == 1 && d[0].severity == .error)
+    }
   }
 
   @Test func listReceivesItemsAndTreeKeepsTheListEmpty() throws {
