@@ -300,6 +300,53 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
     _ = w
   }
 
+  /// The "locked" message names the process that holds the flock, not the
+  /// pid left in the lock file by an earlier apply (here the file says 1).
+  @Test func aLockHeldByAnotherProgramNamesThatProgram() throws {
+    try JournalWriter.makeFolder(of: path)
+    #expect(FileManager.default.createFile(atPath: path + ".lock", contents: Data("1\n".utf8)))
+    let holder = Process()
+    holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+    // --no-fork: flock becomes sleep, so the pid that holds the lock is the one terminated below.
+    holder.arguments = ["--exclusive", "--no-fork", path + ".lock", "sleep", "30"]
+    try holder.run()
+    defer {
+      // SIGKILL: the test process may have SIGTERM blocked (apply's signal
+      // watcher), and a child inherits that mask.
+      kill(holder.processIdentifier, SIGKILL)
+      holder.waitUntilExit()
+    }
+    // flock(1) takes the lock before it runs sleep; wait until the kernel says so.
+    var refused: JournalError? = nil
+    for _ in 0..<100 {
+      do {
+        _ = try JournalWriter(path: path)
+        usleep(20_000)
+      } catch {
+        refused = error
+        break
+      }
+    }
+    #expect(refused == .locked(journal: path, holder: "\(holder.processIdentifier)"))
+  }
+
+  @Test func procLocksIsReadByDeviceAndInode() {
+    let text = """
+      1: FLOCK  ADVISORY  WRITE 22522 fe:00:16220245 0 EOF
+      1: -> FLOCK  ADVISORY  WRITE 99 fe:00:16220245 0 EOF
+      2: POSIX  ADVISORY  WRITE 77 fe:01:5 0 EOF
+      3: FLOCK  ADVISORY  WRITE 4242 103:02:5 0 EOF
+      """
+    let fe00: UInt64 = 0xfe << 8
+    #expect(JournalLock.flockHolder(in: text, device: fe00, inode: 16_220_245) == 22522)
+    #expect(JournalLock.flockHolder(in: text, device: fe00, inode: 16_220_246) == nil)
+    #expect(JournalLock.flockHolder(in: text, device: (0xfe << 8) | 1, inode: 5) == nil)  // a POSIX lock
+    // A major above 255 (0x103), printed in hex.
+    let dev103: UInt64 = ((0x103 & 0xfff) << 8) | 2
+    #expect(JournalLock.flockHolder(in: text, device: dev103, inode: 5) == 4242)
+    #expect(JournalLock.flockHolder(in: "", device: fe00, inode: 1) == nil)
+  }
+
   @Test func notAJournalIsRefusedUntouched() throws {
     try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true)
     try "important notes\n".write(toFile: path, atomically: false, encoding: .utf8)
