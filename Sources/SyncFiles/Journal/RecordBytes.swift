@@ -58,12 +58,7 @@ extension TaskState {
     var r = RecordReader(b: body)
     guard r.literal(#"{"t":"task","id":"#), let id = r.string() else { return nil }
     var t = TaskState(id: id)
-    var last = -1
-    while r.eat(UInt8(ascii: ",")) {
-      guard let k = r.key(after: last, in: RecordReader.topKeys), r.top(k, into: &t) else { return nil }
-      last = k
-    }
-    guard r.eat(UInt8(ascii: "}")), r.i == body.count else { return nil }
+    guard r.pairs(of: RecordReader.topKeys, { r, k in r.top(k, into: &t) }), r.i == body.count else { return nil }
     return t
   }
 }
@@ -245,37 +240,60 @@ private struct RecordReader {
     return true
   }
 
+  /// `,"key":value` pairs, keys in the order of `keys` and each at most
+  /// once, then `}`; `value` reads key `k`'s value (false: not the writer's shape).
+  mutating func pairs(of keys: [[UInt8]], _ value: (inout RecordReader, Int) -> Bool) -> Bool {
+    var last = -1
+    while eat(UInt8(ascii: ",")) {
+      guard let k = key(after: last, in: keys), value(&self, k) else { return false }
+      last = k
+    }
+    return eat(UInt8(ascii: "}"))
+  }
+
   mutating func installed() -> TaskState.Installed? {
     guard literal(#"{"size":"#), let size = int(), literal(#","mtime_ns":"#), let m = int() else { return nil }
     var v = TaskState.Installed(size: size, mtimeNs: m)
-    var last = -1
-    while eat(UInt8(ascii: ",")) {
-      guard let k = key(after: last, in: Self.installedKeys) else { return nil }
+    let whole = pairs(of: Self.installedKeys) { r, k in
       switch k {
-      case 0: guard let s = string() else { return nil }; v.etag = s
-      case 1: guard let s = string() else { return nil }; v.lastModified = s
-      case 2: guard let s = string() else { return nil }; v.sha256 = s
-      default: guard let f = bool() else { return nil }; v.dateIsStrong = f
+      case 0:
+        v.etag = r.string()
+        return v.etag != nil
+      case 1:
+        v.lastModified = r.string()
+        return v.lastModified != nil
+      case 2:
+        v.sha256 = r.string()
+        return v.sha256 != nil
+      default:
+        guard let f = r.bool() else { return false }
+        v.dateIsStrong = f
+        return true
       }
-      last = k
     }
-    return eat(UInt8(ascii: "}")) ? v : nil
+    return whole ? v : nil
   }
 
   mutating func partial() -> TaskState.Partial? {
     guard literal(#"{"path":"#), let path = string(), literal(#","offset":"#), let off = int() else { return nil }
     var v = TaskState.Partial(path: path, offset: off)
-    var last = -1
-    while eat(UInt8(ascii: ",")) {
-      guard let k = key(after: last, in: Self.partialKeys) else { return nil }
+    let whole = pairs(of: Self.partialKeys) { r, k in
       switch k {
-      case 0: guard let n = int() else { return nil }; v.totalBytes = n
-      case 1: guard let s = string() else { return nil }; v.etag = s
-      case 2: guard let s = string() else { return nil }; v.lastModified = s
-      default: guard let f = bool() else { return nil }; v.dateIsStrong = f
+      case 0:
+        v.totalBytes = r.int()
+        return v.totalBytes != nil
+      case 1:
+        v.etag = r.string()
+        return v.etag != nil
+      case 2:
+        v.lastModified = r.string()
+        return v.lastModified != nil
+      default:
+        guard let f = r.bool() else { return false }
+        v.dateIsStrong = f
+        return true
       }
-      last = k
     }
-    return eat(UInt8(ascii: "}")) ? v : nil
+    return whole ? v : nil
   }
 }
