@@ -137,6 +137,7 @@ public enum JournalFormat {
   /// A length or checksum field: plain digits are read as bytes; anything
   /// else takes Swift's own integer parsing, as it always has.
   private static func number(_ field: ArraySlice<UInt8>, radix: Int) -> Int? {
+    guard !field.isEmpty, field.count <= 15 else { return Int(String(decoding: field, as: UTF8.self), radix: radix) }
     var v = 0
     for b in field {
       let d: Int
@@ -145,10 +146,9 @@ public enum JournalFormat {
       case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: d = Int(b - UInt8(ascii: "a")) + 10
       default: return Int(String(decoding: field, as: UTF8.self), radix: radix)
       }
-      guard field.count <= 15 else { return Int(String(decoding: field, as: UTF8.self), radix: radix) }
       v = v * radix + d
     }
-    return field.isEmpty ? nil : v
+    return v
   }
 }
 

@@ -15,11 +15,15 @@ func headerValue(_ name: String, in lines: [String]) -> String? {
 private func hasHeaderName(_ line: String, _ name: [UInt8]) -> Bool {
   var it = line.utf8.makeIterator()
   for c in name {
-    guard let l = it.next() else { return false }
-    let letter = (l | 0x20) >= UInt8(ascii: "a") && (l | 0x20) <= UInt8(ascii: "z")
-    guard l == c || (letter && l | 0x20 == c | 0x20) else { return false }
+    guard let l = it.next(), sameIgnoringCase(l, c) else { return false }
   }
   return it.next() == UInt8(ascii: ":")
+}
+
+/// Two bytes equal, or the same ASCII letter in either case (header names).
+func sameIgnoringCase(_ a: UInt8, _ b: UInt8) -> Bool {
+  let letter = (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z")
+  return a == b || (letter && a | 0x20 == b | 0x20)
 }
 
 /// The response header fields the engine reads, taken in one pass as each
@@ -79,10 +83,7 @@ struct ResponseFields {
   private static func equalsIgnoringCase(_ bytes: Slice<UnsafeRawBufferPointer>, _ lower: StaticString) -> Bool {
     var i = bytes.startIndex
     for k in 0..<lower.utf8CodeUnitCount {
-      let b = bytes[i]
-      let c = lower.utf8Start[k]
-      let letter = (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z")
-      guard b == c || (letter && b | 0x20 == c) else { return false }
+      guard sameIgnoringCase(bytes[i], lower.utf8Start[k]) else { return false }
       i += 1
     }
     return true
