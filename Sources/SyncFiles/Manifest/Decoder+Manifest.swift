@@ -72,7 +72,9 @@ struct FilesProgress {
   /// `files:` as written (nil: missing or not a list).
   var pair: YAMLPair? = nil
   var items = 0
-  var seenIDs: [String: SourceMark] = [:]
+  /// The line where each id was first used (the line alone: 100,000 ids
+  /// are 4 bytes a line instead of 16 a mark).
+  var seenIDs: [String: Int32] = [:]
   /// Where entries lack `expected_bytes`.
   var missingExpected: [SourceMark] = []
 }
@@ -205,10 +207,10 @@ extension ManifestDecoder {
     var duplicate = false
     if let id = own.id, let mark = own.marks["id"] {
       if let first = files.seenIDs[id] {
-        error(mark, "duplicate id '\(id)' (first used at line \(first.line))")
+        error(mark, "duplicate id '\(id)' (first used at line \(first))")
         duplicate = true
       } else {
-        files.seenIDs[id] = mark
+        files.seenIDs[id] = Int32(clamping: mark.line)
       }
     }
     // Without `defaults` there is nothing to merge (and no copy to make).
@@ -608,37 +610,55 @@ extension ManifestDecoder {
       id: id, qualifiedID: manifest.name + "/" + id, url: url, destination: relative,
       destinationPath: Paths.normalize(relative, relativeTo: manifest.root), mark: item.mark,
       destinationMark: dest.mark)
-    entry.retry = retry
-    entry.timeout = timeout
-    entry.mirrors = f.mirrors ?? []
     entry.expectedBytes = f.expectedBytes
-    entry.maxBytes = f.maxBytes
     entry.sha256 = f.sha256
-    entry.schedule = f.schedule ?? .always
     entry.notBefore = f.notBefore
-    entry.discretionary = f.discretionary ?? false
-    entry.segments = f.segments.flatMap { $0 == 0 ? nil : $0 }
-    entry.headers = f.headers ?? []
-    entry.mode = f.mode
-    entry.onChange = f.onChange
-    entry.verify = f.verify ?? []
-    entry.network.tls = f.tls ?? TLSOptions()
-    entry.network.proxy = f.proxy
-    entry.network.netrc = f.netrc
-    checkNetwork(entry, marks: f.marks)
-    if entry.discretionary && manifest.conditions.isEmpty {
+    let o = options(f, retry: retry, timeout: timeout)
+    entry.options = shared(o)
+    checkNetwork(o.network, marks: f.marks)
+    if o.discretionary && manifest.conditions.isEmpty {
       warning(
         f.marks["discretionary"] ?? item.mark,
         "discretionary has no effect: this manifest sets no conditions (window, ac_power)")
     }
-    if (url.scheme == "http" || url.scheme == "https") && entry.sha256 == nil && entry.maxBytes == nil
-      && entry.verify.isEmpty
+    if (url.scheme == "http" || url.scheme == "https") && entry.sha256 == nil && o.maxBytes == nil
+      && o.verify.isEmpty
     {
       warning(f.marks["url"] ?? item.mark) {
         "nothing bounds or verifies what '\(id)' installs: add sha256, or at least max_bytes"
       }
     }
     return FileEntry(entry)
+  }
+
+  /// The options an entry rarely sets for itself, from its merged keys.
+  func options(_ f: FileFields, retry: RetryPolicy, timeout: Timeouts) -> EntryOptions {
+    var o = EntryOptions()
+    o.retry = retry
+    o.timeout = timeout
+    o.mirrors = f.mirrors ?? []
+    o.maxBytes = f.maxBytes
+    o.schedule = f.schedule ?? .always
+    o.discretionary = f.discretionary ?? false
+    o.segments = f.segments.flatMap { $0 == 0 ? nil : $0 }
+    o.headers = f.headers ?? []
+    o.mode = f.mode
+    o.onChange = f.onChange
+    o.verify = f.verify ?? []
+    o.network.tls = f.tls ?? TLSOptions()
+    o.network.proxy = f.proxy
+    o.network.netrc = f.netrc
+    return o
+  }
+
+  /// The box of a recent entry's options when these are equal, else a new
+  /// one (the eight last kept, the most recent first).
+  mutating func shared(_ o: EntryOptions) -> SharedValue<EntryOptions> {
+    if let i = recentOptions.firstIndex(where: { $0.value == o }) { return recentOptions[i] }
+    let box = SharedValue(o)
+    if recentOptions.count == 8 { recentOptions.removeLast() }
+    recentOptions.insert(box, at: 0)
+    return box
   }
 
   mutating func fileWarnings(_ m: Manifest, missingExpected: [SourceMark], filesMark: SourceMark) {

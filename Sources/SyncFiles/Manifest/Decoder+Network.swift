@@ -22,8 +22,8 @@ extension ManifestDecoder {
   }
 
   /// Rules that involve two keys, checked once the entry is merged with `defaults`.
-  mutating func checkNetwork(_ e: FileEntry.Values, marks: Fields<SourceMark>) {
-    let t = e.network.tls
+  mutating func checkNetwork(_ n: NetworkOptions, marks: Fields<SourceMark>) {
+    let t = n.tls
     if (t.clientCert == nil) != (t.clientKey == nil) {
       error(
         marks["tls"], "tls needs both client_cert and client_key for mutual TLS (one of them is missing)")

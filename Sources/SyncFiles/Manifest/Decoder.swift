@@ -57,6 +57,11 @@ struct ManifestDecoder {
   /// Stop reporting after this many problems in one manifest.
   let maxDiagnostics = 500
   private var suppressed = 0
+  /// The options of recent entries: an entry with equal options shares their
+  /// box (most entries inherit every option from `defaults`).
+  var recentOptions: [SharedValue<EntryOptions>] = []
+  /// The last host read from a URL: entries of one server share its text.
+  var lastHost = ""
 
   init(file: String, absolutePath: String, environment: [String: String], plugins: any PluginCatalog) {
     self.file = file
@@ -507,7 +512,9 @@ struct ManifestDecoder {
       }
       port = v
     }
-    return (userinfo, String(host), port)
+    // Most entries of a manifest name one server: they share its text.
+    if host != lastHost[...] { lastHost = String(host) }
+    return (userinfo, lastHost, port)
   }
 
   private func shownUserinfo(_ shown: String) -> Substring {

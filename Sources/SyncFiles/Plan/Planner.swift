@@ -26,12 +26,16 @@ public enum Planner {
   ) -> SessionPlan {
     var tasks: [PlannedTask] = []
     tasks.reserveCapacity(manifests.reduce(0) { $0 + $1.files.count })
+    // Tasks held back alike (one not_before, one backoff) share the text of
+    // their reason instead of holding a copy each.
+    var lastReason = ""
     for m in manifests {
       for i in m.files.indices {
-        tasks.append(
-          planTask(
-            m.files[i], conditions: m.conditions, state: journal[m.files[i].qualifiedID], facts: facts,
-            options: options))
+        var t = planTask(
+          m.files[i], conditions: m.conditions, state: journal[m.files[i].qualifiedID], facts: facts,
+          options: options)
+        if t.reason == lastReason { t.reason = lastReason } else { lastReason = t.reason }
+        tasks.append(t)
       }
     }
     let limits = Limits.merged(manifests.map(\.limits))
@@ -100,8 +104,7 @@ public enum Planner {
     _ e: FileEntry, conditions: Conditions, state: TaskState?, facts: Facts, options: PlanOptions
   ) -> PlannedTask {
     let partialPath = state?.partial?.path ?? PartialFile.path(for: e.destinationPath)
-    var t = PlannedTask(
-      entry: e, action: .skip, reason: "", bytesToTransfer: nil, nextDue: nil, partialPath: partialPath)
+    var t = PlannedTask(entry: e, action: .skip, reason: "", bytesToTransfer: nil, nextDue: nil)
     let now = facts.now
 
     guard matches(e.qualifiedID, patterns: options.only) else {

@@ -13,11 +13,14 @@ public struct PlannedTask: Sendable, Hashable {
   public var bytesToTransfer: Int64?
   /// When the task is (or next becomes) due; nil for "every apply" and `once`.
   public var nextDue: Timestamp?
-  /// The partial file a resume continues.
-  public var partialPath: String
-  /// The journal's record of that partial (its version, its ranges), read
-  /// by the planner so the runner does not read it again.
-  public var heldPartial: TaskState.Partial?
+  /// The journal's record of the partial a resume continues (its path, its
+  /// version, its ranges), read by the planner so the runner does not read
+  /// it again. Boxed: most tasks hold none, and plans hold 100,000 tasks.
+  public var heldPartial: TaskState.Partial? {
+    get { held?.value }
+    set { held = newValue.map(SharedValue.init) }
+  }
+  var held: SharedValue<TaskState.Partial>?
   /// Something other than a regular file or symlink stands at the
   /// destination: apply refuses to replace it (the installer checks again).
   public var destinationNotAFile = false

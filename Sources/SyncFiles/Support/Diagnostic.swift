@@ -1,11 +1,22 @@
 /// A position in a source file, 1-based line and column (columns count characters).
 public struct SourceMark: Sendable, Hashable, Comparable, CustomStringConvertible {
-  public var line: Int
-  public var column: Int
+  // Four bytes each: every entry and every YAML node holds marks, and a
+  // manifest is far below 4 GiB (YAMLLimits.maxBytes).
+  private var storedLine: UInt32
+  private var storedColumn: UInt32
+
+  public var line: Int {
+    get { Int(storedLine) }
+    set { storedLine = UInt32(clamping: newValue) }
+  }
+  public var column: Int {
+    get { Int(storedColumn) }
+    set { storedColumn = UInt32(clamping: newValue) }
+  }
 
   public init(line: Int, column: Int) {
-    self.line = line
-    self.column = column
+    storedLine = UInt32(clamping: line)
+    storedColumn = UInt32(clamping: column)
   }
 
   public static func < (a: SourceMark, b: SourceMark) -> Bool {

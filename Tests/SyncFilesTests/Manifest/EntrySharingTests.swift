@@ -1,0 +1,76 @@
+import Testing
+
+@testable import SyncFiles
+
+/// Entries share what they inherit (issue 15, W5 memory): the options box of
+/// entries whose options are equal, and the text of one server's host.
+/// Sharing must never be seen: changing one entry leaves the others as they were.
+@Suite struct EntrySharingTests {
+  static let yaml = """
+    version: 1
+    name: shared
+    root: /srv
+    defaults:
+      mode: '0640'
+      retry: { attempts: 3 }
+    files:
+      - { id: a, url: 'https://mirror.example.org/a', destination: a, expected_bytes: 1KiB }
+      - { id: b, url: 'https://mirror.example.org/b', destination: b, mode: '0600' }
+      - { id: c, url: 'https://MIRROR.example.org/c', destination: c, not_before: '2999-01-01T00:00:00Z' }
+      - { id: d, url: 'https://other.example.org/d', destination: d }
+
+    """
+
+  func files() -> [FileEntry] {
+    let (m, d) = decode(Self.yaml)
+    #expect(errors(d).isEmpty, "\(errors(d))")
+    return m?.files ?? []
+  }
+
+  @Test func entriesWithEqualOptionsShareOneBox() throws {
+    let f = files()
+    try #require(f.count == 4)
+    #expect(f[0].values.options.sharesBox(with: f[2].values.options))
+    #expect(f[0].values.options.sharesBox(with: f[3].values.options))
+    // b sets its own mode: its options are its own.
+    #expect(!f[1].values.options.sharesBox(with: f[0].values.options))
+    #expect(f.map(\.mode) == [0o640, 0o600, 0o640, 0o640])
+    #expect(f.map(\.retry.attempts) == [3, 3, 3, 3])
+    // Per-entry values stay per entry.
+    #expect(f.map(\.expectedBytes) == [1024, nil, nil, nil])
+    #expect(f[2].notBefore != nil && f[0].notBefore == nil)
+  }
+
+  @Test func changingOneEntryLeavesTheEntriesItSharedWith() throws {
+    let f = files()
+    try #require(f.count == 4)
+    var a = f[0]
+    a.mode = 0o700
+    a.network.netrc = .standard
+    #expect(a.mode == 0o700 && a.network.netrc == .standard)
+    #expect(f[0].mode == 0o640 && f[2].mode == 0o640 && f[0].network.netrc == nil)
+    #expect(!a.values.options.sharesBox(with: f[2].values.options))
+    #expect(a != f[0])
+    // Equal options in separate boxes are still equal.
+    a.mode = 0o640
+    a.network.netrc = nil
+    #expect(a == f[0])
+  }
+
+  @Test func hostsAreReadLowerCasedWhetherSharedOrNot() throws {
+    let f = files()
+    try #require(f.count == 4)
+    #expect(
+      f.map(\.url.host) == ["mirror.example.org", "mirror.example.org", "mirror.example.org", "other.example.org"])
+    #expect(f.map(\.url.port) == [443, 443, 443, 443])
+  }
+
+  @Test func marksBeyondFourBillionAreClampedNotWrapped() {
+    let m = SourceMark(line: Int(UInt32.max) + 5, column: -1)
+    #expect(m.line == Int(UInt32.max))
+    #expect(m.column == 0)
+    var n = SourceMark(line: 3, column: 7)
+    n.line += 1
+    #expect(n == SourceMark(line: 4, column: 7) && n.description == "4:7")
+  }
+}
