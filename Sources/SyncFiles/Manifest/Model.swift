@@ -140,8 +140,8 @@ public struct EntryOptions: Sendable, Hashable {
 
 /// A value in a box that copies share until one of them is changed (copy
 /// on write); equal when the boxes are the same or the values are equal.
-public struct SharedValue<Value: Sendable & Hashable>: Sendable, Hashable {
-  private final class Box: @unchecked Sendable {
+public struct SharedValue<Value> {
+  private final class Box {
     // Written only through a SharedValue that holds the sole reference.
     var value: Value
     init(_ value: Value) { self.value = value }
@@ -159,7 +159,11 @@ public struct SharedValue<Value: Sendable & Hashable>: Sendable, Hashable {
 
   /// True when both hold the same box (not only equal values).
   public func sharesBox(with other: SharedValue) -> Bool { box === other.box }
+}
 
+extension SharedValue: @unchecked Sendable where Value: Sendable {}
+
+extension SharedValue: Equatable, Hashable where Value: Hashable {
   public static func == (a: SharedValue, b: SharedValue) -> Bool { a.box === b.box || a.box.value == b.box.value }
   public func hash(into h: inout Hasher) { box.value.hash(into: &h) }
 }

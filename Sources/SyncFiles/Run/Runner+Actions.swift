@@ -15,7 +15,8 @@ extension Runner {
     case .requeue: enqueue(i, front: true)
     case .waitToRetry(let seconds): waitToRetry(i, seconds)
     case .discardPartial: discardPartial(i)
-    case .recordUnchanged: unchanged(i, validators: jobs[i].pendingValidators, digest: jobs[i].verifiedDigest)
+    case .recordUnchanged:
+      unchanged(i, validators: jobs[i].flight.pendingValidators, digest: jobs[i].flight.verifiedDigest)
     case .recordInstalled: recordInstalled(i)
     case .fail(let why, let retryable): fail(i, why, retryable: retryable)
     case .interrupt(let why): interrupted(i, why: why)
@@ -55,8 +56,8 @@ extension Runner {
 
   /// The verified partial goes to the installer.
   func install(_ i: Int) {
-    guard let p = jobs[i].partial else { return }
-    jobs[i].partial = nil
+    guard let p = jobs[i].flight.partial else { return }
+    jobs[i].flight.partial = nil
     loop.installing += 1
     installer?.add(InstallQueue.Item(index: i, partial: p, mode: jobs[i].task.entry.mode))
   }
@@ -64,7 +65,7 @@ extension Runner {
   /// The installer is done with a task's bytes.
   func installDone(_ d: InstallQueue.Done) {
     if let err = d.error, d.fact == nil { return feed(d.index, .installed(failure: err.message)) }
-    jobs[d.index].install = d
+    jobs[d.index].flight.install = d
     feed(d.index, .installed(failure: nil))
   }
 
@@ -99,12 +100,12 @@ extension Runner {
     if t.destinationNotAFile { throw .destinationNotAFile(path: e.destinationPath) }
     let root = manifests[jobs[i].manifest].root
     // A resume planned from a partial held since an earlier run: open and re-hash it once.
-    if jobs[i].partial == nil && t.action == .resume && jobs[i].report.attempts == 0, let held = t.heldPartial {
+    if jobs[i].flight.partial == nil && t.action == .resume && jobs[i].report.attempts == 0, let held = t.heldPartial {
       do throws(InstallError) { try reopen(i, held, root: root) } catch { throw .install(error) }
     }
     var spec = TransferSpec(
       id: t.id, url: url.text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
-      scheme: url.scheme, root: root, relative: e.destination, partial: jobs[i].partial,
+      scheme: url.scheme, root: root, relative: e.destination, partial: jobs[i].flight.partial,
       hasher: jobs[i].hasher, connectTimeout: e.timeout.connect, stall: e.timeout.stall,
       onBody: journalPartial(t))
     spec.maxBytes = e.maxBytes
@@ -112,10 +113,11 @@ extension Runner {
     spec.secrets = manifests[jobs[i].manifest].secrets
     spec.request = request(i)
     spec.segments = e.segments
-    spec.held = jobs[i].held
-    spec.mirrors = jobs[i].urls.indices.filter {
-      $0 != jobs[i].life.source && ["http", "https"].contains(jobs[i].urls[$0].scheme)
-    }.map { (jobs[i].urls[$0].text.revealed, jobs[i].urls[$0].display) }
+    spec.held = jobs[i].flight.held
+    let urls = [e.url] + e.mirrors
+    spec.mirrors = urls.indices.filter {
+      $0 != jobs[i].life.source && ["http", "https"].contains(urls[$0].scheme)
+    }.map { (urls[$0].text.revealed, urls[$0].display) }
     spec.onRanges = journalRanges(t)
     return spec
   }
@@ -137,23 +139,23 @@ extension Runner {
         try partial.truncate(to: hashed)
         keep = hashed > 0
       } else if keep {
-        jobs[i].held = HeldRanges(ranges: ranges, total: total, validators: held.validators, hashed: hashed)
+        jobs[i].flight.held = HeldRanges(ranges: ranges, total: total, validators: held.validators, hashed: hashed)
       }
     }
     if keep && partial.hash(0..<hashed, into: jobs[i].hasher) {
-      jobs[i].partial = partial
-      jobs[i].partialValidators = held.validators
+      jobs[i].flight.partial = partial
+      jobs[i].flight.partialValidators = held.validators
     } else {
       partial.discard()
       jobs[i].hasher.reset()
-      jobs[i].held = nil
+      jobs[i].flight.held = nil
     }
   }
 
   /// The request of the next try: the plan's, unless this run holds partial
   /// data (continued only under a version `If-Range` can name).
   func request(_ i: Int) -> RequestPolicy {
-    guard let p = jobs[i].partial, p.size > 0, let held = jobs[i].partialValidators else {
+    guard let p = jobs[i].flight.partial, p.size > 0, let held = jobs[i].flight.partialValidators else {
       if case .resume = jobs[i].task.request.condition { return .whole }
       return jobs[i].task.request
     }
@@ -164,30 +166,30 @@ extension Runner {
   /// the version it was written under), and how the try ended, for the life cycle.
   func took(_ i: Int, _ r: TransferResult) -> TaskLifecycle.TryEnd {
     let m = manifests[jobs[i].manifest]
-    jobs[i].partial = r.partial
+    jobs[i].flight.partial = r.partial
     jobs[i].report.bytesTransferred += r.received
     if r.received > 0 && r.resumedFrom > 0 { jobs[i].report.resumedFrom = r.resumedFrom }
     if r.status != 0 { jobs[i].report.httpStatus = r.status }
-    if let h = r.head { jobs[i].partialValidators = h.validators }
-    jobs[i].held = nil
+    if let h = r.head { jobs[i].flight.partialValidators = h.validators }
+    jobs[i].flight.held = nil
     if let rs = r.ranges, let h = r.head, let total = h.totalBytes {
-      jobs[i].held = HeldRanges(ranges: rs, total: total, validators: h.validators, hashed: r.hashed)
+      jobs[i].flight.held = HeldRanges(ranges: rs, total: total, validators: h.validators, hashed: r.hashed)
     }
     if r.segments > 1 { jobs[i].report.segments = r.segments }
     for note in r.notes where !jobs[i].report.warnings.contains(note) { jobs[i].report.warnings.append(note) }
-    jobs[i].head = r.head
-    jobs[i].pendingValidators = r.validators
-    jobs[i].verifiedDigest = nil
+    jobs[i].flight.head = r.head
+    jobs[i].flight.pendingValidators = r.validators
+    jobs[i].flight.verifiedDigest = nil
     switch r.outcome {
     case .complete: return .complete
     case .notModified: return .notModified
     case .rangeNotSatisfiable(let total):
       // The partial may already hold the whole file; check it rather than trust an error body.
       let known = total ?? journal.state(jobs[i].task.id).partial?.totalBytes
-      let whole = jobs[i].partial.map { $0.size == known } ?? false
+      let whole = jobs[i].flight.partial.map { $0.size == known } ?? false
       if whole {
-        jobs[i].head = nil
-        jobs[i].pendingValidators = jobs[i].partialValidators
+        jobs[i].flight.head = nil
+        jobs[i].flight.pendingValidators = jobs[i].flight.partialValidators
       }
       return .rangeNotSatisfiable(partialIsWhole: whole)
     case .restart(let why): return .restart(m.redacting(why))
@@ -204,16 +206,16 @@ extension Runner {
   /// A complete partial: every verifier that applies (size, sha256, the
   /// entry's `verify:` plugins), and whether the destination already holds it.
   func verify(_ i: Int) -> TaskLifecycle.Verdict {
-    guard let p = jobs[i].partial else { return .noPartial }
+    guard let p = jobs[i].flight.partial else { return .noPartial }
     let e = jobs[i].task.entry
-    let head = jobs[i].head
-    let validators = jobs[i].pendingValidators
+    let head = jobs[i].flight.head
+    let validators = jobs[i].flight.pendingValidators
     if head?.lengthUnknown == true, let refusal = closeDelimited(i, size: p.size, validators: validators) {
       return .cutShort(refusal)
     }
     let digest = jobs[i].hasher.finish()
     jobs[i].report.sha256 = digest
-    jobs[i].verifiedDigest = digest
+    jobs[i].flight.verifiedDigest = digest
     var input = VerifyInput(
       entry: e, path: PartialFile.path(for: e.destinationPath), size: p.size, sha256: digest,
       announcedSize: head?.totalBytes, with: .object([]), timeout: options.verifyTimeout)
@@ -225,7 +227,7 @@ extension Runner {
       case .reject(let why): return .rejected(why)
       }
     }
-    jobs[i].pendingValidators = validators ?? head?.validators
+    jobs[i].flight.pendingValidators = validators ?? head?.validators
     // The same bytes again (a weak date's unconditional check, or a lost journal): nothing changes.
     return sameAsInstalled(i, digest: digest, size: p.size) ? .sameAsInstalled : .accepted
   }
@@ -245,10 +247,12 @@ extension Runner {
         p.discard()
         throw error
       }
-      jobs[f].partial = p
+      jobs[f].flight.partial = p
       jobs[f].report.sha256 = jobs[leader].report.sha256
       // The leader's validators name a version at its URL only.
-      if e.url == jobs[leader].task.entry.url { jobs[f].pendingValidators = jobs[leader].pendingValidators }
+      if e.url == jobs[leader].task.entry.url {
+        jobs[f].flight.pendingValidators = jobs[leader].flight.pendingValidators
+      }
       return true
     } catch {
       jobs[f].report.warnings.append(

@@ -34,10 +34,10 @@ extension Runner {
   }
 
   func discardPartial(_ i: Int) {
-    jobs[i].partial?.discard()
-    jobs[i].partial = nil
-    jobs[i].partialValidators = nil
-    jobs[i].held = nil
+    jobs[i].flight.partial?.discard()
+    jobs[i].flight.partial = nil
+    jobs[i].flight.partialValidators = nil
+    jobs[i].flight.held = nil
     jobs[i].hasher.reset()
     journal.update(jobs[i].task.id, flush: false) { $0.partial = nil }
   }
@@ -105,12 +105,12 @@ extension Runner {
 
   /// The new bytes are in place: the journal records them, and the hooks they owe.
   func recordInstalled(_ i: Int) {
-    guard let d = jobs[i].install else { return }
+    guard let d = jobs[i].flight.install else { return }
     let e = jobs[i].task.entry
     let now = Timestamp.current()
     let previous = journal.state(e.qualifiedID).installed?.sha256
     let digest = jobs[i].report.sha256
-    let v = jobs[i].pendingValidators
+    let v = jobs[i].flight.pendingValidators
     let changed = previous == nil || previous != digest
     let manifest = manifests[jobs[i].manifest]
     journal.update(e.qualifiedID, flush: false) { s in
@@ -185,8 +185,8 @@ extension Runner {
   /// The destination is up to date: partial data beside it (of another
   /// version, or one a kill left unjournaled) will never be resumed.
   func removeLeftoverPartial(_ i: Int) {
-    jobs[i].partial?.discard()
-    jobs[i].partial = nil
+    jobs[i].flight.partial?.discard()
+    jobs[i].flight.partial = nil
     guard jobs[i].task.leftoverPartial else { return }
     do throws(InstallError) {
       try PartialFile.removeLeftover(root: manifests[jobs[i].manifest].root, relative: jobs[i].task.entry.destination)
@@ -200,9 +200,9 @@ extension Runner {
     // A plugin's or server's words may echo a URL or header made from a secret.
     let why = manifests[jobs[i].manifest].redacting(reason)
     let now = Timestamp.current()
-    let keep = jobs[i].partial != nil && jobs[i].resumable && retryable
-    if !keep { jobs[i].partial?.discard() }
-    let size = jobs[i].partial?.size
+    let keep = jobs[i].flight.partial != nil && jobs[i].resumable && retryable
+    if !keep { jobs[i].flight.partial?.discard() }
+    let size = jobs[i].flight.partial?.size
     journal.update(e.qualifiedID, flush: false) { s in
       s.lastCheck = now
       s.lastOutcome = .failed
@@ -214,22 +214,22 @@ extension Runner {
       s.backoffUntil = now + TimeSpan(seconds: Int64(min(hold, Double(e.retry.maxBackoff.seconds))))
       if !keep { s.partial = nil } else if let size { s.partial?.offset = size }
     }
-    jobs[i].partial = nil
+    jobs[i].flight.partial = nil
     jobs[i].report.error = why
     options.log("syncfiles: failed \(e.qualifiedID): \(why)")
   }
 
   func interrupted(_ i: Int, why: String) {
     let e = jobs[i].task.entry
-    let size = jobs[i].partial?.size
+    let size = jobs[i].flight.partial?.size
     let resumable = jobs[i].resumable && (size ?? 0) > 0
-    if !resumable { jobs[i].partial?.discard() }
+    if !resumable { jobs[i].flight.partial?.discard() }
     journal.update(e.qualifiedID, flush: false) { s in
       s.lastOutcome = .interrupted
       s.lastError = why
       if resumable, let size { s.partial?.offset = size } else { s.partial = nil }
     }
-    jobs[i].partial = nil
+    jobs[i].flight.partial = nil
     jobs[i].report.error = why
   }
 }
