@@ -15,6 +15,11 @@ final class CurlMulti: @unchecked Sendable {
     handle = m
     if let maxPerHost { _ = sf_multi_setopt_long(m, CURLMOPT_MAX_HOST_CONNECTIONS, maxPerHost) }
     _ = sf_multi_setopt_long(m, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+    // Idle connections kept for reuse. libcurl's default is four per handle
+    // added *now*: whenever few transfers were in flight it closed the
+    // connections over that, and opened them again a moment later (W4: 64
+    // connections for 2,000 requests at 8 at a time).
+    _ = sf_multi_setopt_long(m, CURLMOPT_MAXCONNECTS, max(32, 4 * (maxPerHost ?? 8)))
   }
 
   /// Call once, after the last `step`.
