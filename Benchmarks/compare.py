@@ -16,6 +16,7 @@ and aria2c write in place and do not fsync (W3's curl row runs `sync` after,
 as the issue asks).
 """
 import argparse
+import email.utils
 import json
 import os
 import shutil
@@ -291,6 +292,16 @@ def main():
                 fresh(td)
                 run(list(fetch.values())[k], cwd=td)
                 tools[tool] = (revalidate[tool], td)
+            # Our stack's floor: libcurl alone, 8 at a time, each request with
+            # the If-Modified-Since nginx answers 304 to (Benchmarks/curl-floor.c).
+            floor = os.path.join(work, "curl-floor")
+            subprocess.run([shutil.which("cc") or "clang", "-O2", "-o", floor,
+                            os.path.join(ROOT, "Benchmarks", "curl-floor.c"), "-lcurl"], check=True)
+            with open(os.path.join(d, "floor.txt"), "w") as f:
+                for n in names:
+                    mtime = os.stat(os.path.join(www, n)).st_mtime
+                    f.write("%s/%s\t%s\n" % (base, n, email.utils.formatdate(mtime, usegmt=True)))
+            tools["libcurl alone (curl-floor.c)"] = [floor, "floor.txt", "8", "pipewait"]
             mark = nginx.log_mark()
             bench("W4 revalidate W1, nothing changed (304s)", d, tools, prepare=lambda _: None)
             results["workloads"]["W4 revalidate W1, nothing changed (304s)"]["_body_bytes_sent"] = \
