@@ -348,11 +348,24 @@ public final class PartialFile: @unchecked Sendable {
   }
 
   /// Writes a range's bytes at their offset (the partial was preallocated).
+  /// Every `writebackStep` bytes written so, the kernel is asked to start
+  /// writing the file's dirty pages, as for one stream: without it the fsync
+  /// at commit found the whole file still to write (W3, 1 GiB in 4 ranges:
+  /// 0.45 s after the last byte arrived).
   public func write(_ buffer: UnsafeRawBufferPointer, at offset: Int64) throws(InstallError) {
-    guard FileIO.writeAll(try positional(), buffer, at: Int(offset)) else {
+    let out = try positional()
+    guard FileIO.writeAll(out, buffer, at: Int(offset)) else {
       throw .system(doing: "cannot write the partial file of", path: destination, errno: Errno(errno))
     }
+    positionalUnflushed += Int64(buffer.count)
+    if positionalUnflushed >= Self.writebackStep {
+      _ = sf_start_writeback(out, 0, 0)  // 0 bytes: to the end of the file
+      positionalUnflushed = 0
+    }
   }
+
+  /// Bytes written at offsets since the last early writeback.
+  private var positionalUnflushed: Int64 = 0
 
   /// Hashes `range` of the partial, read back (from the page cache, as a rule).
   public func hash(_ range: Range<Int64>, into hasher: SHA256Hasher) -> Bool {
