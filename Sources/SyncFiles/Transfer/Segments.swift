@@ -62,6 +62,8 @@ final class SegmentGroup {
   private(set) var notes: [String] = []
 
   static let minimumSplit: Int64 = 1 << 20
+  /// A range its own connection finishes within this is not split (`steal`).
+  static let minimumStealSeconds = 0.5
   static let journalStep: Int64 = 4 << 20
 
   init(
@@ -142,12 +144,15 @@ final class SegmentGroup {
     }
   }
 
-  /// Half of the running range with the most left to receive.
+  /// Half of the running range with the most left to receive, unless its
+  /// connection would receive that within `minimumStealSeconds` anyway.
   private func steal() -> Range<Int64>? {
     let candidates = members.filter { !$0.reachedEnd }
     guard
       let victim = candidates.max(by: { $0.remaining < $1.remaining }),
-      let cut = ByteRanges.stealPoint(victim.next..<victim.rangeEnd, minimum: Self.minimumSplit)
+      let cut = ByteRanges.stealPoint(
+        victim.next..<victim.rangeEnd, minimum: Self.minimumSplit, bytesPerSecond: victim.bytesPerSecond(),
+        minimumSeconds: Self.minimumStealSeconds)
     else { return nil }
     let end = victim.rangeEnd
     victim.rangeEnd = cut
@@ -235,6 +240,7 @@ final class SegmentGroup {
       t.failure = .failed(.partialFile(error))
       return false
     }
+    if t.written == 0 { t.firstByteAt = monotonicSeconds() }
     t.written += Int64(take)
     t.received += Int64(take)
     received += Int64(take)

@@ -49,6 +49,14 @@ final class Transfer {
   var source = 0
   var next: Int64 { rangeStart + written }
   var remaining: Int64 { rangeEnd - next }
+  /// When this range's first body byte was written (segmented transfers).
+  var firstByteAt: Double?
+
+  /// This range's pace so far; nil until it has run for 0.1 s.
+  func bytesPerSecond(now: Double = monotonicSeconds()) -> Double? {
+    guard let start = firstByteAt, now - start >= 0.1 else { return nil }
+    return Double(written) / (now - start)
+  }
 
   init(spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void, engine: TransferEngine) {
     self.spec = spec

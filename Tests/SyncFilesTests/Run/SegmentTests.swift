@@ -219,6 +219,21 @@ import Testing
     #expect(ByteRanges.stealPoint(100..<(100 + 4 * mib), minimum: mib)! % 4096 == 0, "on a block boundary")
   }
 
+  /// A cut closes the victim's connection when it gets there, and what the
+  /// server sent past the cut is lost: a range its connection finishes within
+  /// the threshold is not split (W6: 18-31 MB lost a re-run, then 3-8 MB).
+  @Test func aRangeAboutToFinishOnItsOwnIsNotStolenFrom() {
+    let mib: Int64 = 1 << 20
+    let fast = 300e6  // bytes per second: 16 MiB left is 0.06 s
+    #expect(ByteRanges.stealPoint(0..<(16 * mib), minimum: mib, bytesPerSecond: fast, minimumSeconds: 0.5) == nil)
+    #expect(
+      ByteRanges.stealPoint(0..<(512 * mib), minimum: mib, bytesPerSecond: fast, minimumSeconds: 0.5) == 256 * mib)
+    // A capped connection (16 MB/s): 16 MiB left is a second, worth a second connection.
+    #expect(ByteRanges.stealPoint(0..<(16 * mib), minimum: mib, bytesPerSecond: 16e6, minimumSeconds: 0.5) == 8 * mib)
+    // A pace not known yet does not hold a steal back.
+    #expect(ByteRanges.stealPoint(0..<(16 * mib), minimum: mib, bytesPerSecond: nil, minimumSeconds: 0.5) == 8 * mib)
+  }
+
   @Test func theJournalKeepsRangesAndABrokenListHoldsNothing() throws {
     var s = TaskState(id: "m/a")
     var p = TaskState.Partial(path: "/x", offset: 30, totalBytes: 100, etag: "\"e\"")
