@@ -115,7 +115,7 @@ class Nginx:
         with open(conf, "w") as f:
             f.write("daemon off; pid %s/nginx.pid; error_log %s/error.log; worker_processes 2;\n"
                     "events { worker_connections 4096; }\n"
-                    "http { log_format b '$request_uri $status $body_bytes_sent';\n"
+                    "http { log_format b '$request_uri $status $body_bytes_sent $msec $request_time $http_range';\n"
                     "  access_log %s/access.log b; %s\n"
                     "  keepalive_requests 100000;\n"
                     "  http2_max_requests 100000;\n"
@@ -380,9 +380,14 @@ def main():
             mark = nginx.log_mark()
             wall, cpu, rss, status = run(argv, cwd=d)
             again = nginx.bytes_sent_since(mark)
+            # What the re-run asked for and got, request by request: URI, status,
+            # body bytes sent, end time, seconds taken, Range asked (nginx's log).
+            with open(os.path.join(nginx.dir, "access.log")) as f:
+                f.seek(mark)
+                rerun_requests = [line.strip() for line in f if line.strip()]
             final = os.path.join(d, "dest", "big.bin")
             ok = os.path.exists(final) and os.path.getsize(final) == size
-            figures[tool] = {"held_at_kill": held, "retransferred_bytes": again,
+            figures[tool] = {"held_at_kill": held, "retransferred_bytes": again, "rerun_requests": rerun_requests,
                              "retransferred_pct": 100.0 * again / size, "complete": ok, "rerun_wall_s": wall}
             print("  %-12s held %5.1f %%  re-transferred %5.1f %%  complete %s" % (
                 tool, 100.0 * held / size, 100.0 * again / size, ok))

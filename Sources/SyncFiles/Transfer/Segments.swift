@@ -52,6 +52,7 @@ final class SegmentGroup {
   private(set) var confirmed: Bool
   private var hashedUpTo: Int64
   private var received: Int64 = 0
+  private let startedAt = monotonicSeconds()
   private let resumedFrom: Int64
   private var retriesLeft: Int
   private var lastJournal = monotonicSeconds()
@@ -144,6 +145,14 @@ final class SegmentGroup {
     }
   }
 
+  /// The file's pace so far shared by the ranges in flight: the estimate for
+  /// a range too new to have a pace of its own (the last ranges of a re-run
+  /// were stolen from as they started, 3 MB each fetched twice).
+  private func pacePerRange(now: Double = monotonicSeconds()) -> Double? {
+    guard now - startedAt >= 0.1, !members.isEmpty else { return nil }
+    return Double(received) / (now - startedAt) / Double(members.count)
+  }
+
   /// Half of the running range with the most left to receive, unless its
   /// connection would receive that within `minimumStealSeconds` anyway.
   private func steal() -> Range<Int64>? {
@@ -151,8 +160,8 @@ final class SegmentGroup {
     guard
       let victim = candidates.max(by: { $0.remaining < $1.remaining }),
       let cut = ByteRanges.stealPoint(
-        victim.next..<victim.rangeEnd, minimum: Self.minimumSplit, bytesPerSecond: victim.bytesPerSecond(),
-        minimumSeconds: Self.minimumStealSeconds)
+        victim.next..<victim.rangeEnd, minimum: Self.minimumSplit,
+        bytesPerSecond: victim.bytesPerSecond() ?? pacePerRange(), minimumSeconds: Self.minimumStealSeconds)
     else { return nil }
     let end = victim.rangeEnd
     victim.rangeEnd = cut
