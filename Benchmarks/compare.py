@@ -228,6 +228,9 @@ def main():
                 if isinstance(argv, tuple):  # (argv, folder of its own)
                     argv, cwd = argv
                 prepare(cwd)
+                # Each tool starts with no dirty pages left by the one before: on
+                # ext4 an fsync's journal commit also writes other files' new data.
+                os.sync()
                 rows[tool].append(run(argv, cwd=cwd))
         figures = {}
         for tool, rs in rows.items():
