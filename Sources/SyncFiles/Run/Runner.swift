@@ -49,23 +49,21 @@ public final class Runner: @unchecked Sendable {
   }
 
   /// A job's transfer, verification and install (`Job.flight`); all nil
-  /// until the task runs. Only the run loop's thread touches it, and never
-  /// two fields' accesses overlap, so the dynamic exclusivity checks a class
-  /// property costs on every access are off (W4: 4.5 M instructions).
+  /// until the task runs. Only the run loop's thread touches it.
   final class Flight {
-    @exclusivity(unchecked) var partial: PartialFile?
+    var partial: PartialFile?
     /// Validators the partial was written under (a resume continues only that version).
-    @exclusivity(unchecked) var partialValidators: Validators?
+    var partialValidators: Validators?
     /// A segmented partial's bytes (SPEC §8.3): the next try asks for the rest.
-    @exclusivity(unchecked) var held: HeldRanges?
+    var held: HeldRanges?
     /// The last try's response, for the verifiers.
-    @exclusivity(unchecked) var head: ResponseHead?
+    var head: ResponseHead?
     /// Validators of the version this task ends with, for the journal.
-    @exclusivity(unchecked) var pendingValidators: Validators?
+    var pendingValidators: Validators?
     /// SHA-256 of the bytes this run verified, for the journal.
-    @exclusivity(unchecked) var verifiedDigest: String?
+    var verifiedDigest: String?
     /// What the installer said (the installed file's size and mtime).
-    @exclusivity(unchecked) var install: InstallQueue.Done?
+    var install: InstallQueue.Done?
   }
 
   let plan: SessionPlan
