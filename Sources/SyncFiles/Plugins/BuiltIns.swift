@@ -10,11 +10,13 @@ public final class LibcurlSource: SourcePlugin {
   public func makeTransport(_ options: TransportOptions) -> (any Transport)? {
     TransferEngine(
       perHost: options.perHost, rate: options.rate, environment: options.environment, verbose: options.verbose,
-      segments: options.segments)
+      segments: options.segments, parallel: options.parallel)
   }
 }
 
-extension TransferEngine: Transport {}
+extension TransferEngine: Transport {
+  public var keepsLimits: Bool { true }
+}
 
 /// The whole file arrived: as many bytes as the source announced, and a
 /// warning past `expected_bytes`.

@@ -33,6 +33,8 @@ public protocol SourcePlugin: AnyObject, Sendable {
 
 public struct TransportOptions: Sendable {
   public var perHost: Int
+  /// Transfers at once in the session (`limits.parallel`), for a transport that keeps the limits itself.
+  public var parallel = Int.max
   /// Aggregate bytes per second.
   public var rate: Int64?
   /// CA bundle, CA folder and netrc file named by the environment.
@@ -57,6 +59,16 @@ public protocol Transport: AnyObject, Sendable {
   func shutdown()
   /// Body bytes received so far.
   var bytesReceived: Int64 { get }
+  /// True when the transport itself keeps `parallel` and `per_host` (from
+  /// `TransportOptions`), holding what it is handed beyond them until a
+  /// slot frees. The runner then hands over more than the limits, so a
+  /// freed slot is filled on the transport's own thread at once.
+  var keepsLimits: Bool { get }
+}
+
+extension Transport {
+  /// A plugin's transport runs what it is handed: the runner keeps the limits.
+  public var keepsLimits: Bool { false }
 }
 
 // MARK: - Verifiers

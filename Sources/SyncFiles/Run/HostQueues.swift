@@ -25,6 +25,12 @@ struct HostQueues {
     }
   }
 
+  /// The next task of `host`, left on its queue; nil when none waits.
+  func peek(of h: String) -> Int? {
+    guard let at = head[h], at < ready[h]!.count else { return nil }
+    return ready[h]![at]
+  }
+
   /// The next task of `host`, taken off its queue; nil when none waits.
   mutating func next(of h: String) -> Int? {
     guard let at = head[h], at < ready[h]!.count else { return nil }

@@ -82,6 +82,7 @@ extension Runner {
     transportOptions.environment = options.environment
     transportOptions.verbose = options.verbose
     transportOptions.segments = options.segments
+    transportOptions.parallel = options.parallel
     guard let t = source.makeTransport(transportOptions) else { throw .sourceCouldNotStart(scheme: url.scheme) }
     transports[key] = t
     return t
@@ -108,6 +109,7 @@ extension Runner {
       scheme: url.scheme, root: root, relative: e.destination, partial: jobs[i].flight.partial,
       hasher: jobs[i].hasher, connectTimeout: e.timeout.connect, stall: e.timeout.stall,
       onBody: journalPartial(t))
+    spec.host = jobs[i].host
     spec.maxBytes = e.maxBytes
     spec.network = e.network
     spec.secrets = manifests[jobs[i].manifest].secrets
@@ -166,6 +168,10 @@ extension Runner {
   /// the version it was written under), and how the try ended, for the life cycle.
   func took(_ i: Int, _ r: TransferResult) -> TaskLifecycle.TryEnd {
     let m = manifests[jobs[i].manifest]
+    if !r.began {
+      jobs[i].report.attempts -= 1
+      return .neverBegan
+    }
     jobs[i].flight.partial = r.partial
     jobs[i].report.bytesTransferred += r.received
     if r.received > 0 && r.resumedFrom > 0 { jobs[i].report.resumedFrom = r.resumedFrom }

@@ -214,13 +214,20 @@ public final class Runner: @unchecked Sendable {
 
   func enqueue(_ i: Int, front: Bool = false) { loop.queues.add(i, host: jobs[i].host, front: front) }
 
-  /// Starts transfers, host by host in turn, up to `parallel` and `per_host`.
+  /// Starts transfers, host by host in turn, up to `parallel` and
+  /// `per_host`; twice as many where the transport keeps those limits itself
+  /// (the built-in one), so that it always holds the next transfer to begin.
   func startMore() {
     var progressed = true
-    while progressed && loop.active < options.parallel && loop.installing < 256 {
+    while progressed && loop.installing < 256 {
       progressed = false
-      for h in loop.queues.hosts where loop.active < options.parallel {
-        guard loop.activeByHost[h, default: 0] < options.perHost, let i = loop.queues.next(of: h) else { continue }
+      for h in loop.queues.hosts {
+        guard let i = loop.queues.peek(of: h) else { continue }
+        let ahead = (try? transport(for: i))?.keepsLimits == true ? 2 : 1
+        guard loop.active < options.parallel.multipliedReportingOverflow(by: ahead).partialValue,
+          loop.activeByHost[h, default: 0] < options.perHost.multipliedReportingOverflow(by: ahead).partialValue
+        else { continue }
+        _ = loop.queues.next(of: h)
         feed(i, .slot)
         progressed = true
       }
@@ -283,7 +290,7 @@ public final class Runner: @unchecked Sendable {
     options.tick?(
       RunProgress(
         done: loop.finished, total: toRun.count, bytes: transports.values.reduce(0) { $0 + $1.bytesReceived },
-        expectedBytes: plan.expectedBytes, active: loop.active, elapsed: t - startTime))
+        expectedBytes: plan.expectedBytes, active: min(loop.active, options.parallel), elapsed: t - startTime))
   }
 
   /// A task has ended: the tasks waiting for its bytes get them, or fetch.

@@ -53,6 +53,8 @@ public struct TaskLifecycle: Sendable, Equatable {
     /// The partial's bytes cannot be continued (why, without "; starting over").
     case restart(String)
     case stopped
+    /// The transport held the try until the run stopped: no request was sent.
+    case neverBegan
     case http(status: Int, retryAfter: Double?)
     /// `discardPartial`: its bytes can never be used (more than max_bytes).
     case failed(String, retryable: Bool, discardPartial: Bool)
@@ -181,6 +183,10 @@ public struct TaskLifecycle: Sendable, Equatable {
   private mutating func stop(_ reason: String) -> [Action] {
     guard stopping == nil else { return [] }
     stopping = reason
+    return stopNow(reason)
+  }
+
+  private mutating func stopNow(_ reason: String) -> [Action] {
     switch state {
     case .queued where tries == 0:
       return end(.interrupted, [.notStarted("not started: the run stopped (\(reason))")])
@@ -206,6 +212,12 @@ public struct TaskLifecycle: Sendable, Equatable {
       return startOver(why)
     case .stopped:
       return end(.interrupted, [.interrupt("stopped before the transfer finished")])
+    case .neverBegan:
+      // As if it had never been handed over: queued, with the try not counted.
+      tries -= 1
+      state = .queued
+      guard let reason = stopping else { return [.requeue] }
+      return stopNow(reason)
     case .http(let status, let retryAfter):
       let transient = TransferOutcome.isTransient(status: status)
       return failedTry("HTTP \(status) from \(sources[source])", transient: transient, retryAfter: retryAfter)

@@ -29,26 +29,32 @@ public final class TransferEngine: @unchecked Sendable {
   /// `limits.segments`: ranges in flight in the session, and how many are.
   let rangeCap: Int
   var rangesInFlight = 0
+  /// `parallel` and `per_host`: transfers handed over beyond them wait here.
+  private var admission: Admission<(TransferSpec, @Sendable (TransferResult) -> Void)>
+  /// Hosts of transfers that ended this turn: their slots go to waiting ones.
+  private var freed: [String] = []
 
   let environment: NetworkEnvironment
   let verbose: (@Sendable (String) -> Void)?
 
-  /// `perHost` caps connections per host (HTTP/2 streams are capped by the
-  /// runner's scheduler); `rate` (bytes/s) is shared by all transfers.
+  /// `perHost` caps connections and transfers per host (HTTP/2 streams
+  /// included), `parallel` transfers in all; `rate` (bytes/s) is shared by all transfers.
   public init?(
     perHost: Int, rate: Int64?, environment: NetworkEnvironment = NetworkEnvironment(),
-    verbose: (@Sendable (String) -> Void)? = nil, segments: Int = Limits.defaultSegments
+    verbose: (@Sendable (String) -> Void)? = nil, segments: Int = Limits.defaultSegments, parallel: Int = .max
   ) {
     guard let m = CurlMulti(maxPerHost: perHost) else { return nil }
     multi = m
     rangeCap = max(1, segments)
+    admission = Admission(total: parallel, perHost: perHost)
     rateLimit = rate
     self.environment = environment
     self.verbose = verbose
     startThread { [self] in loop() }
   }
 
-  /// Queues a transfer; `done` is called once, on the engine thread.
+  /// Queues a transfer; `done` is called once, on the engine thread. It
+  /// begins when `parallel` and `per_host` leave it room.
   public func start(_ spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void) {
     // The engine takes the whole inbox when it wakes: one wake-up per batch of starts.
     let first = lock.locked {
@@ -95,11 +101,19 @@ public final class TransferEngine: @unchecked Sendable {
         stopRequested = false
         return (batch, s, quitRequested)
       }
-      for (spec, done) in incoming { start(spec, done) }
+      for (spec, done) in incoming {
+        if let ready = admission.offer((spec, done), host: spec.host) { launch(ready.0, ready.1) }
+      }
       if stop {
         for t in Array(active.values) { finish(t, .stopped) }
+        for (spec, done) in admission.drain() {
+          var r = Transfer(spec: spec, done: done, engine: self).result(.stopped)
+          r.began = false
+          done(r)
+        }
       }
       deliver()
+      beginFreed()
       if quit && active.isEmpty && incoming.isEmpty { break }
       multi.perform { h, code in
         if let t = active[h] { completed(t, code: code) }
@@ -107,6 +121,7 @@ public final class TransferEngine: @unchecked Sendable {
       for g in groups { g.pump() }
       groups.removeAll { $0.finished }
       deliver()
+      beginFreed()
       unpause()
       multi.wait(milliseconds: paused.isEmpty ? 1000 : 10)
     }
@@ -114,6 +129,28 @@ public final class TransferEngine: @unchecked Sendable {
     lock.locked {
       finished = true
       lock.signal()
+    }
+  }
+
+  /// A transfer the limits admit; its slot is freed when its result is handed on.
+  private func launch(_ spec: TransferSpec, _ done: @escaping @Sendable (TransferResult) -> Void) {
+    let host = spec.host
+    let release: @Sendable (TransferResult) -> Void = { [self] r in
+      done(r)
+      freed.append(host)
+    }
+    start(spec, release)
+  }
+
+  /// Slots freed this turn go to the transfers waiting for them, at once:
+  /// not after a round trip through the runner's thread.
+  private func beginFreed() {
+    while !freed.isEmpty {
+      let hosts = freed
+      freed.removeAll()
+      for h in hosts {
+        for (spec, done) in admission.release(host: h) { launch(spec, done) }
+      }
     }
   }
 

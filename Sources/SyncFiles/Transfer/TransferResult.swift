@@ -66,4 +66,7 @@ public struct TransferResult: @unchecked Sendable {
   public var segments = 1
   /// Why a transfer asked for in ranges ran as one stream, said once.
   public var notes: [String] = []
+  /// False when the run stopped while the transfer still waited for a slot:
+  /// no request was sent.
+  public var began = true
 }

@@ -8,6 +8,8 @@ public struct TransferSpec: @unchecked Sendable {
   public var headers: [String]
   /// Lower-case URL scheme.
   public var scheme: String
+  /// The host `per_host` counts this transfer under (the task's URL's, redirects included).
+  public var host = ""
   public var isFile: Bool { scheme == "file" }
   /// Where a partial file is created when a body arrives.
   public var root: String

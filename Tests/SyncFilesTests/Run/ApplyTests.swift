@@ -273,6 +273,26 @@ import Testing
     #expect(out("a.bin") == a)
   }
 
+  /// The runner hands the engine twice `parallel` (and `per_host`) so that a
+  /// freed slot is filled at once (issue 15, W4); the engine still keeps the
+  /// limits: the server never serves more at once than they allow, and does
+  /// serve that many.
+  @Test(arguments: [(parallel: 2, perHost: 8), (parallel: 8, perHost: 3)])
+  func parallelAndPerHostHoldWhenTheEngineIsHandedMore(limits: (parallel: Int, perHost: Int)) throws {
+    server.put("a.bin", testBytes(6_000, seed: 27))
+    var routes: [String: [String: Any]] = [:]
+    for k in 0..<10 { routes["/f\(k).bin"] = ["file": "a.bin", "trickle_bps": 20_000] }
+    server.routes(routes)
+    manifest(
+      (0..<10).map { "{id: f\($0), url: '\(server.base)/f\($0).bin', destination: f\($0).bin}" },
+      extra: "limits: {parallel: \(limits.parallel), per_host: \(limits.perHost)}")
+    let r = try apply()
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    #expect((0..<10).allSatisfy { r.outcome("m/f\($0)") == "installed" })
+    let seen = server.requests().map(\.inFlight)
+    #expect(seen.count == 10 && seen.max() == min(limits.parallel, limits.perHost), "in flight: \(seen)")
+  }
+
   /// A task the deadline stopped before it began is "not started", with no
   /// byte count ("interrupted 0 B" read as if it had run).
   @Test func aTaskTheDeadlineStoppedBeforeItBeganShowsNoBytes() throws {

@@ -34,6 +34,22 @@ import Testing
     #expect(l.tries == 1)
   }
 
+  /// The transport held the try until the run stopped: the task is "not
+  /// started", as if it had never been handed over.
+  @Test func aTryThatNeverBeganBeforeTheStopIsNotStarted() {
+    var l = running()
+    #expect(l.handle(.stop(reason: "deadline")) == [])
+    #expect(
+      l.handle(.tried(.neverBegan)) == [.notStarted("not started: the run stopped (deadline)"), .end(.interrupted)])
+    #expect(l.tries == 0)
+  }
+
+  @Test func aTryThatNeverBeganWithoutAStopGoesBackToTheQueue() {
+    var l = running()
+    #expect(l.handle(.tried(.neverBegan)) == [.requeue])
+    #expect(l.state == .queued && l.tries == 0)
+  }
+
   @Test func copiedBytesGoStraightToTheInstaller() {
     var l = life()
     #expect(l.handle(.copied) == [.install])

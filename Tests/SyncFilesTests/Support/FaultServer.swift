@@ -56,6 +56,8 @@ final class FaultServer {
     var method: String
     var path: String
     var headers: [String: String]
+    /// Requests the server was serving when this one arrived, itself included.
+    var inFlight = 0
   }
 
   /// Requests seen so far, optionally for one path.
@@ -65,7 +67,7 @@ final class FaultServer {
       guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
       let r = Request(
         n: o["n"] as? Int ?? 0, method: o["method"] as? String ?? "", path: o["path"] as? String ?? "",
-        headers: o["headers"] as? [String: String] ?? [:])
+        headers: o["headers"] as? [String: String] ?? [:], inFlight: o["in_flight"] as? Int ?? 0)
       return path == nil || r.path == path ? r : nil
     }
   }

@@ -29,7 +29,8 @@ behaviour (content, ETag, faults) between requests by rewriting it:
                                             # (on the first "drop_times" requests)
                 "endless_chunked": true}}   # chunks until the client goes (or 1 GiB, or 60 s)
 
-Every request is appended to DIR/requests.jsonl (method, path, headers).
+Every request is appended to DIR/requests.jsonl (method, path, headers, and
+"in_flight": requests being served when it arrived, itself included).
 """
 import json
 import os
@@ -42,6 +43,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 DIR = sys.argv[1]
 counts = {}
+in_flight = 0
 lock = threading.Lock()
 
 
@@ -76,13 +78,22 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def serve(self, head):
+        global in_flight
         path = self.path.split("?")[0]
         with lock:
+            in_flight += 1
             n = counts.get(path, 0) + 1
             counts[path] = n
             with open(os.path.join(DIR, "requests.jsonl"), "a") as f:
-                f.write(json.dumps({"n": n, "method": self.command, "path": path,
+                f.write(json.dumps({"n": n, "method": self.command, "path": path, "in_flight": in_flight,
                                     "headers": {k.lower(): v for k, v in self.headers.items()}}) + "\n")
+        try:
+            self.respond(path, n, head)
+        finally:
+            with lock:
+                in_flight -= 1
+
+    def respond(self, path, n, head):
         r = routes().get(path)
         if r is None:
             return self.send(404, [], b"not found\n", head)

@@ -1,0 +1,68 @@
+/// Which handed-over transfers run now, under `parallel` and `per_host`.
+///
+/// The runner hands the engine more transfers than the limits allow; the
+/// rest wait here, in the order they came, and begin on the engine thread
+/// the moment a slot frees. Without them a freed slot waited for a round
+/// trip through the runner's thread, and on a run of quick 304s the engine
+/// sat idle while the runner handled the last batch (issue 15, W4).
+/// Pure: the engine thread owns it.
+struct Admission<Item> {
+  let total: Int
+  let perHost: Int
+  /// Transfers running now.
+  private(set) var running = 0
+  private var byHost: [String: Int] = [:]
+  private var waiting: [(host: String, item: Item)] = []
+
+  init(total: Int, perHost: Int) {
+    self.total = max(1, total)
+    self.perHost = max(1, perHost)
+  }
+
+  /// Transfers handed over that wait for a slot.
+  var waitingCount: Int { waiting.count }
+
+  /// `item` for `host`: returned when it may begin now, else kept until a
+  /// slot frees. (An item that fits never overtakes one of its own host:
+  /// those wait only while their host is at its cap.)
+  mutating func offer(_ item: Item, host: String) -> Item? {
+    guard fits(host) else {
+      waiting.append((host, item))
+      return nil
+    }
+    take(host)
+    return item
+  }
+
+  /// A transfer for `host` has ended: the waiting items that fit now, oldest
+  /// first (one host at its cap does not hold back another's).
+  mutating func release(host: String) -> [Item] {
+    running -= 1
+    byHost[host, default: 1] -= 1
+    var ready: [Item] = []
+    var k = 0
+    while k < waiting.count && running < total {
+      guard fits(waiting[k].host) else {
+        k += 1
+        continue
+      }
+      let w = waiting.remove(at: k)
+      take(w.host)
+      ready.append(w.item)
+    }
+    return ready
+  }
+
+  /// Everything still waiting, taken out (the run stops).
+  mutating func drain() -> [Item] {
+    defer { waiting.removeAll() }
+    return waiting.map(\.item)
+  }
+
+  private func fits(_ host: String) -> Bool { running < total && byHost[host, default: 0] < perHost }
+
+  private mutating func take(_ host: String) {
+    running += 1
+    byHost[host, default: 0] += 1
+  }
+}

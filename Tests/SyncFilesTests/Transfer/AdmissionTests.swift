@@ -1,0 +1,61 @@
+import Testing
+
+@testable import SyncFiles
+
+/// `parallel` and `per_host` as the engine keeps them (`Admission`): what is
+/// handed over beyond them waits, in order, for a slot. Pure.
+@Suite struct AdmissionTests {
+  @Test func itemsBeyondTheTotalWaitAndBeginInOrderAsSlotsFree() {
+    var a = Admission<Int>(total: 2, perHost: 8)
+    #expect(a.offer(1, host: "h") == 1)
+    #expect(a.offer(2, host: "h") == 2)
+    #expect(a.offer(3, host: "h") == nil)
+    #expect(a.offer(4, host: "h") == nil)
+    #expect(a.running == 2 && a.waitingCount == 2)
+    #expect(a.release(host: "h") == [3])
+    #expect(a.release(host: "h") == [4])
+    #expect(a.release(host: "h") == [])
+    #expect(a.running == 1 && a.waitingCount == 0)
+  }
+
+  @Test func aHostAtItsCapDoesNotHoldBackAnother() {
+    var a = Admission<String>(total: 4, perHost: 1)
+    #expect(a.offer("a1", host: "a") == "a1")
+    #expect(a.offer("a2", host: "a") == nil)
+    #expect(a.offer("b1", host: "b") == "b1", "b has room although a2 waits")
+    #expect(a.offer("a3", host: "a") == nil)
+    #expect(a.release(host: "b") == [], "b's slot is not a's")
+    #expect(a.release(host: "a") == ["a2"], "a's own waiting ones begin in the order they came")
+    #expect(a.release(host: "a") == ["a3"])
+  }
+
+  @Test func aFreedSlotGoesToTheOldestThatFits() {
+    var a = Admission<String>(total: 2, perHost: 1)
+    #expect(a.offer("a1", host: "a") == "a1")
+    #expect(a.offer("b1", host: "b") == "b1")
+    #expect(a.offer("a2", host: "a") == nil)
+    #expect(a.offer("c1", host: "c") == nil)
+    #expect(a.offer("b2", host: "b") == nil)
+    // b's slot frees: a2 still does not fit (a is at its cap), c1 does.
+    #expect(a.release(host: "b") == ["c1"])
+    #expect(a.release(host: "a") == ["a2"])
+    #expect(a.release(host: "c") == ["b2"])
+  }
+
+  @Test func aStopTakesEveryWaitingItemAndLeavesTheRunningCount() {
+    var a = Admission<Int>(total: 1, perHost: 1)
+    #expect(a.offer(1, host: "h") == 1)
+    #expect(a.offer(2, host: "h") == nil)
+    #expect(a.offer(3, host: "h") == nil)
+    #expect(a.drain() == [2, 3])
+    #expect(a.waitingCount == 0 && a.running == 1)
+    #expect(a.release(host: "h") == [])
+    #expect(a.running == 0)
+  }
+
+  @Test func limitsBelowOneMeanOne() {
+    var a = Admission<Int>(total: 0, perHost: 0)
+    #expect(a.offer(1, host: "h") == 1)
+    #expect(a.offer(2, host: "h") == nil)
+  }
+}
