@@ -12,9 +12,11 @@ public enum HTTPDate {
 
   /// Parses `Sun, 06 Nov 1994 08:49:37 GMT`.
   public static func parse(_ text: String) -> Timestamp? {
-    // Bytes, not Characters: the engine parses a date or two per response.
+    // The engine parses a date or two per response: the usual form is read
+    // in place, with no copy of the text.
+    if let t = text.utf8.withContiguousStorageIfAvailable(fixed) ?? nil { return t }
     let b = Array(text.utf8)
-    if let t = fixed(b) { return t }
+    if let t = b.withUnsafeBufferPointer(fixed) { return t }
     let f = b.split(separator: UInt8(ascii: " "))
     guard f.count == 6, f[5].elementsEqual("GMT".utf8), let day = number(f[1]),
       let m = monthBytes.firstIndex(where: { $0.elementsEqual(f[2]) }), let year = number(f[3])
@@ -30,18 +32,37 @@ public enum HTTPDate {
 
   /// The IMF-fixdate every current server sends, read at fixed places
   /// (nil sends anything else through the general reading).
-  private static func fixed(_ b: [UInt8]) -> Timestamp? {
+  private static func fixed(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
     let space = UInt8(ascii: " ")
-    guard b.count == 29, b[3] == UInt8(ascii: ","), [4, 7, 11, 16, 25].allSatisfy({ b[$0] == space }),
-      b[26...].elementsEqual("GMT".utf8), b[0...2].allSatisfy({ $0 != space }),
-      let day = number(b[5..<7]), let m = monthBytes.firstIndex(where: { $0.elementsEqual(b[8..<11]) }),
-      let year = number(b[12..<16]), let h = number(b[17..<19]), let mi = number(b[20..<22]),
-      let sec = number(b[23..<25]), b[19] == UInt8(ascii: ":"), b[22] == UInt8(ascii: ":"),
-      (1...Timestamp.daysInMonth(year, m + 1)).contains(day), year >= 1, h <= 23, mi <= 59, sec <= 60
+    guard b.count == 29, b[3] == UInt8(ascii: ","), b[4] == space, b[7] == space, b[11] == space, b[16] == space,
+      b[25] == space, b[26] == UInt8(ascii: "G"), b[27] == UInt8(ascii: "M"), b[28] == UInt8(ascii: "T"),
+      b[0] != space, b[1] != space, b[2] != space, b[19] == UInt8(ascii: ":"), b[22] == UInt8(ascii: ":"),
+      let day = digits(b, 5, 2), let m = month(b[8], b[9], b[10]), let year = digits(b, 12, 4),
+      let h = digits(b, 17, 2), let mi = digits(b, 20, 2), let sec = digits(b, 23, 2),
+      year >= 1, day >= 1, day <= Timestamp.daysInMonth(year, m + 1), h <= 23, mi <= 59, sec <= 60
     else { return nil }
     return Timestamp(year: year, month: m + 1, day: day, hour: h, minute: mi, second: sec)
   }
 
+  /// `count` ASCII digits at `at`.
+  private static func digits(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ count: Int) -> Int? {
+    var v = 0
+    for i in at..<(at + count) {
+      let d = b[i] &- 0x30
+      guard d <= 9 else { return nil }
+      v = v * 10 + Int(d)
+    }
+    return v
+  }
+
+  /// A month's three letters, as written in HTTP dates (0 is January).
+  private static func month(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> Int? {
+    let key = UInt32(a) << 16 | UInt32(b) << 8 | UInt32(c)
+    for (i, m) in monthKeys.enumerated() where m == key { return i }
+    return nil
+  }
+
+  private static let monthKeys: [UInt32] = monthBytes.map { UInt32($0[0]) << 16 | UInt32($0[1]) << 8 | UInt32($0[2]) }
   private static let monthBytes = months.map { Array($0.utf8) }
 
   /// 1 to 9 ASCII digits (a field of a date).

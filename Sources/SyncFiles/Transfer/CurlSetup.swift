@@ -70,6 +70,8 @@ let verboseCallback: sf_curl_debug_cb = { _, type, data, size, userdata in
 }
 
 extension EasyRequest {
+  static let userAgent = "syncfiles/\(Runtime.version)"
+
   /// Options every request shares: protocols, TLS verification and trust,
   /// proxy, netrc (only for the entry's own origin), HTTP/2 waiting, timeouts.
   func configure(
@@ -82,7 +84,7 @@ extension EasyRequest {
     set(CURLOPT_FOLLOWLOCATION, 0)
     set(CURLOPT_NOSIGNAL, 1)
     set(CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeout.seconds * 1000))
-    set(CURLOPT_USERAGENT, "syncfiles/\(Runtime.version)")
+    set(CURLOPT_USERAGENT, Self.userAgent)
     set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
     guard !isFile else { return }
     set(CURLOPT_SSL_VERIFYPEER, 1)

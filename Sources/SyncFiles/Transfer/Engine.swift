@@ -11,7 +11,7 @@ internal import CCurl
 /// engine thread and must only hand the result on.
 public final class TransferEngine: @unchecked Sendable {
   private let lock = Lock()
-  private var inbox: [(TransferSpec, @Sendable (TransferResult) -> Void)] = []
+  private var inbox: [Handover] = []
   private var stopRequested = false
   private var quitRequested = false
   private var finished = false
@@ -30,7 +30,7 @@ public final class TransferEngine: @unchecked Sendable {
   let rangeCap: Int
   var rangesInFlight = 0
   /// `parallel` and `per_host`: transfers handed over beyond them wait here.
-  private var admission: Admission<(TransferSpec, @Sendable (TransferResult) -> Void)>
+  private var admission: Admission<Handover>
   /// Hosts of transfers that ended this turn: their slots go to waiting ones.
   private var freed: [String] = []
 
@@ -58,7 +58,7 @@ public final class TransferEngine: @unchecked Sendable {
   public func start(_ spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void) {
     // The engine takes the whole inbox when it wakes: one wake-up per batch of starts.
     let first = lock.locked {
-      inbox.append((spec, done))
+      inbox.append(Handover(spec: spec, done: done))
       return inbox.count == 1
     }
     if first { multi.wake() }
@@ -101,15 +101,15 @@ public final class TransferEngine: @unchecked Sendable {
         stopRequested = false
         return (batch, s, quitRequested)
       }
-      for (spec, done) in incoming {
-        if let ready = admission.offer((spec, done), host: spec.host) { launch(ready.0, ready.1) }
+      for h in incoming {
+        if let ready = admission.offer(h, host: h.spec.host) { launch(ready) }
       }
       if stop {
         for t in Array(active.values) { finish(t, .stopped) }
-        for (spec, done) in admission.drain() {
-          var r = Transfer(spec: spec, done: done, engine: self).result(.stopped)
+        for h in admission.drain() {
+          var r = Transfer(spec: h.spec, done: h.done, engine: self).result(.stopped)
           r.began = false
-          done(r)
+          h.done(r)
         }
       }
       deliver()
@@ -132,14 +132,25 @@ public final class TransferEngine: @unchecked Sendable {
     }
   }
 
+  /// A transfer as the runner handed it over: one reference, however long it waits.
+  final class Handover {
+    let spec: TransferSpec
+    let done: @Sendable (TransferResult) -> Void
+    init(spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void) {
+      self.spec = spec
+      self.done = done
+    }
+  }
+
   /// A transfer the limits admit; its slot is freed when its result is handed on.
-  private func launch(_ spec: TransferSpec, _ done: @escaping @Sendable (TransferResult) -> Void) {
-    let host = spec.host
+  private func launch(_ h: Handover) {
+    let host = h.spec.host
+    let done = h.done
     let release: @Sendable (TransferResult) -> Void = { [self] r in
       done(r)
       freed.append(host)
     }
-    start(spec, release)
+    start(h.spec, release)
   }
 
   /// Slots freed this turn go to the transfers waiting for them, at once:
@@ -149,7 +160,7 @@ public final class TransferEngine: @unchecked Sendable {
       let hosts = freed
       freed.removeAll()
       for h in hosts {
-        for (spec, done) in admission.release(host: h) { launch(spec, done) }
+        for ready in admission.release(host: h) { launch(ready) }
       }
     }
   }
