@@ -79,7 +79,62 @@ public enum JournalFormat {
     return c
   }
 
+  /// Reads the records after the header. A task's last record wins, so the
+  /// records are framed (length, checksum) in order, then read from the
+  /// last: a record whose task a later record already gave is not parsed
+  /// at all (a steady journal holds up to four records a task). Should a
+  /// record that counts fail to parse (its checksum holds, yet it is not
+  /// JSON), every record is read in order instead, the earlier record of its
+  /// task winning as it always has.
   static func decodeRecords(_ bytes: [UInt8], from start: Int, into c: inout Contents) {
+    var frames: [Range<Int>] = []
+    frame(bytes, from: start, into: &c) { body in
+      frames.append(body)
+      return true
+    }
+    for body in frames.reversed() {
+      if let id = fastID(bytes, body), c.tasks[id] != nil { continue }
+      guard let r = record(bytes[body]) else {
+        c = Contents()
+        var tasks: [String: TaskState] = [:]
+        frame(bytes, from: start, into: &c) { body in
+          guard let r = record(bytes[body]) else { return false }
+          if case .task(let t) = r { tasks[t.id] = t }
+          return true
+        }
+        c.tasks = tasks
+        return
+      }
+      if case .task(let t) = r, c.tasks[t.id] == nil { c.tasks[t.id] = t }
+    }
+  }
+
+  /// The task id a record in the writer's own shape starts with
+  /// (`{"t":"task","id":"…"`, no escape in it); nil for any other shape.
+  private static func fastID(_ bytes: [UInt8], _ body: Range<Int>) -> String? {
+    let prefix = fastPrefix
+    guard body.count > prefix.count + 1, bytes[body.lowerBound..<(body.lowerBound + prefix.count)].elementsEqual(prefix)
+    else { return nil }
+    let from = body.lowerBound + prefix.count
+    var end = from
+    while end < body.upperBound && bytes[end] != UInt8(ascii: "\"") {
+      if bytes[end] == UInt8(ascii: "\\") || bytes[end] < 0x20 { return nil }
+      end += 1
+    }
+    guard end + 1 < body.upperBound, bytes[end + 1] == UInt8(ascii: ",") || bytes[end + 1] == UInt8(ascii: "}")
+    else { return nil }
+    return String(decoding: bytes[from..<end], as: UTF8.self)
+  }
+
+  private static let fastPrefix = Array(#"{"t":"task","id":""#.utf8)
+
+  /// Walks the lines, checking each one's length and checksum; `take` is
+  /// handed each good line's body and says whether its record reads.
+  /// Lines that fail are dropped, and counted as damage inside the file when
+  /// a good line follows them, else as a torn tail.
+  private static func frame(
+    _ bytes: [UInt8], from start: Int, into c: inout Contents, _ take: (Range<Int>) -> Bool
+  ) {
     var i = start
     c.validLength = i
     var badSinceGood = 0
@@ -100,7 +155,7 @@ public enum JournalFormat {
         continue
       }
       let body = line[(s1 + 10)...]
-      guard body.count == len, CRC32.checksum(body) == crc, let state = record(body) else {
+      guard body.count == len, CRC32.checksum(body) == crc, take(body.indices) else {
         c.dropped += 1
         continue
       }
@@ -108,7 +163,6 @@ public enum JournalFormat {
       c.validLength = nl + 1
       c.damagedInside += badSinceGood
       badSinceGood = 0
-      if case .task(let t) = state { c.tasks[t.id] = t }
     }
   }
 

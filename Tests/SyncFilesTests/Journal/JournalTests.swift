@@ -52,6 +52,41 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
     #expect(c.records == 3)
   }
 
+  /// A line whose length and checksum hold but whose body is not JSON: only
+  /// a program other than syncfiles writes one.
+  private func forged(_ body: String) -> [UInt8] {
+    let b = Array(body.utf8)
+    return Array("\(b.count) \(String(format: "%08x", CRC32.checksum(b))) ".utf8) + b + [0x0A]
+  }
+
+  private func header() -> [UInt8] { Array(JournalFormat.header.utf8) }
+
+  /// A task's earlier records are not read once a later one has given it
+  /// (issue 15: W4 read every record of a journal holding up to four a
+  /// task): the forged, unreadable record before the last is never parsed.
+  @Test func aRecordAnotherOfItsTaskFollowsIsNotParsed() throws {
+    let bytes =
+      header() + JournalFormat.line(sample("m/a", 1)) + forged(#"{"t":"task","id":"m/a",not json"#)
+      + JournalFormat.line(sample("m/b", 2)) + JournalFormat.line(sample("m/a", 3))
+    let c = try #require(JournalFormat.decode(bytes))
+    #expect(c.tasks["m/a"] == sample("m/a", 3) && c.tasks["m/b"] == sample("m/b", 2))
+    #expect(c.records == 4 && c.dropped == 0 && c.validLength == bytes.count)
+  }
+
+  /// The record that would win does not parse: every record is read in
+  /// order, as before, so the task keeps its earlier record and the line is
+  /// dropped (damage inside, or a torn tail at the end).
+  @Test func aLastRecordThatDoesNotParseLeavesTheOneBeforeIt() throws {
+    let bad = forged(#"{"t":"task","id":"m/a",not json"#)
+    let inside = header() + JournalFormat.line(sample("m/a", 1)) + bad + JournalFormat.line(sample("m/b", 2))
+    let c = try #require(JournalFormat.decode(inside))
+    #expect(c.tasks["m/a"] == sample("m/a", 1) && c.tasks["m/b"] == sample("m/b", 2))
+    #expect(c.records == 2 && c.dropped == 1 && c.damagedInside == 1 && c.validLength == inside.count)
+    let tail = header() + JournalFormat.line(sample("m/a", 1)) + bad
+    let t = try #require(JournalFormat.decode(tail))
+    #expect(t.tasks["m/a"] == sample("m/a", 1) && t.tornTail == 1 && t.validLength == tail.count - bad.count)
+  }
+
   /// Cut the file at every byte offset inside its last record: the last
   /// record is dropped, every earlier one kept, and a writer appends cleanly.
   @Test func tornTailAtEveryOffsetOfTheLastRecord() throws {
