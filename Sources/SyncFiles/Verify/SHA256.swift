@@ -7,19 +7,20 @@ internal import CCrypto
 /// Streaming SHA-256 over libcrypto. Feed bytes as they arrive; `finish`
 /// gives the digest. Not thread-safe: one owner at a time.
 ///
-/// Bodies are hashed in the caller's thread until more than `inlineLimit`
-/// bytes have arrived since the last reset; then the hasher copies what
-/// follows into a bounded ring and hashes it on a thread of its own, so a
-/// large download's receive-and-write and its hashing overlap instead of
-/// adding up. Smaller bodies stay inline: when many of them transfer at once
-/// every core is busy already, and a thread would only add a copy (measured:
-/// 64 × 4 MiB ran slower with a thread per body). The ring bounds memory (`ringBytes`); a feeder that outruns
-/// the hashing waits for room. `finish` stops the thread and frees the ring.
+/// A body's first `inlineLimit` bytes (since the last reset) are hashed in
+/// the caller's thread; what follows is copied into one bounded ring that
+/// all hashers share, and one thread hashes it, piece by piece in the order
+/// handed over (`HashRing`). So a download's receive-and-write and its
+/// hashing overlap on two cores instead of adding up on the transfer
+/// thread. Small bodies stay inline: a copy would cost more than the hash.
+/// (Before, each large body had a thread and a ring of its own, which made
+/// 64 bodies of 4 MiB slower than hashing inline; one shared thread and
+/// ring do not: issue 15, W2.) `finish`, `reset` and `deinit` first wait
+/// until this hasher's bytes in the ring are hashed.
 public final class SHA256Hasher {
-  /// Bytes hashed inline before the hashing moves to its own thread.
-  public static let defaultInlineLimit: Int64 = 16 << 20
+  /// Bytes hashed inline before the hashing moves to the shared thread.
+  public static let defaultInlineLimit: Int64 = 256 << 10
   public let inlineLimit: Int64
-  static let ringBytes = 4 << 20
 
   /// Made on first use: a run builds a hasher for every task, and in a
   /// steady run most tasks never hash a byte (their answer is a 304).
@@ -32,23 +33,20 @@ public final class SHA256Hasher {
     return s
   }
   private var fedSinceReset: Int64 = 0
-  private var threaded = false
+  /// The ring's position after this hasher's last piece, while it has pieces there.
+  private var pending: Int64?
 
   public init(inlineLimit: Int64 = SHA256Hasher.defaultInlineLimit) {
     self.inlineLimit = inlineLimit
   }
 
-  deinit { made?.stop() }
+  deinit { drain() }
 
   public func update(_ buffer: UnsafeRawBufferPointer) {
     guard let base = buffer.baseAddress, buffer.count > 0 else { return }
     fedSinceReset += Int64(buffer.count)
-    if !threaded && fedSinceReset > inlineLimit {
-      threaded = true
-      state.startWorker()
-    }
-    if threaded {
-      state.feed(buffer)
+    if pending != nil || fedSinceReset > inlineLimit {
+      pending = HashRing.shared.feed(state.ctx, buffer)
     } else {
       _ = sf_sha256_update(state.ctx, base, buffer.count)
     }
@@ -58,21 +56,25 @@ public final class SHA256Hasher {
     bytes.withUnsafeBytes { update($0) }
   }
 
+  /// Waits until every byte handed to the ring for this hasher is hashed;
+  /// the context is then the owner's alone again.
+  private func drain() {
+    guard let p = pending else { return }
+    HashRing.shared.wait(until: p)
+    pending = nil
+  }
+
   /// Starts over (a server that ignored Range sends the whole body again).
   public func reset() {
     guard let made else { return }  // nothing fed yet: already as new
-    if threaded { made.drain() }
+    drain()
     fedSinceReset = 0
     _ = sf_sha256_reset(made.ctx)
   }
 
   /// The digest as lower-case hex; the hasher is reset afterwards.
   public func finish() -> String {
-    if threaded {
-      // Drained, the thread and its ring go: a finished hasher holds no memory.
-      state.stop()
-      threaded = false
-    }
+    drain()
     var out = [UInt8](repeating: 0, count: 32)
     _ = sf_sha256_final(state.ctx, &out)
     reset()
@@ -108,94 +110,94 @@ public final class SHA256Hasher {
     return true
   }
 
-  /// The context and the ring the feeder and the hashing thread share. The
-  /// feeder writes ring bytes [tail, head + capacity); the worker reads
-  /// [head, tail) without the lock (the feeder never writes there) and only
-  /// then moves head. The context belongs to the worker while bytes are in
-  /// the ring and to the owner once it has drained.
-  private final class State: @unchecked Sendable {
+  /// The libcrypto context, freed with the hasher (after its ring bytes are hashed).
+  private final class State {
     let ctx: OpaquePointer
-    private let lock = Lock()
-    private var ring: UnsafeMutableRawPointer? = nil
-    private var head: Int64 = 0
-    private var tail: Int64 = 0
-    /// Bumped to stop the current worker (it exits once the ring is empty).
-    private var generation = 0
-    private var running = false
-
     init(ctx: OpaquePointer) { self.ctx = ctx }
+    deinit { sf_sha256_free(ctx) }
+  }
+}
 
-    deinit {
-      sf_sha256_free(ctx)
-      ring?.deallocate()
-    }
+/// The bytes hashers hand over past their inline limit, and the one thread
+/// that hashes them, each piece into its own hasher's context, in the order
+/// handed over. The ring is bounded (`capacity`): a feeder that outruns the
+/// hashing waits for room. Any thread may feed, one at a time; the feeder
+/// copies into [tail, head + capacity) and the thread hashes [head, tail),
+/// both without the lock, and each only then moves its end.
+final class HashRing: @unchecked Sendable {
+  static let shared = HashRing()
+  static let capacity: Int64 = 4 << 20
 
-    func startWorker() {
-      let mine = lock.locked { () -> Int? in
-        guard !running else { return nil }
-        running = true
-        if ring == nil { ring = .allocate(byteCount: SHA256Hasher.ringBytes, alignment: 64) }
-        return generation
-      }
-      if let mine { startThread { [self] in work(generation: mine) } }
-    }
+  private let lock = Lock()
+  private let feeding = Lock()
+  private var ring: UnsafeMutableRawPointer?
+  /// Ring positions (bytes since the start): hashed up to head, handed over up to tail.
+  private var head: Int64 = 0
+  private var tail: Int64 = 0
+  /// Whose bytes lie where: each piece's context and the position it ends at.
+  private var pieces: [(ctx: OpaquePointer, end: Int64)] = []
+  private var next = 0
 
-    func feed(_ buffer: UnsafeRawBufferPointer) {
-      let capacity = Int64(SHA256Hasher.ringBytes)
+  /// Copies `buffer` in for `ctx`; returns the position after it. The copy
+  /// is made without the ring's lock, so the hashing thread takes its next
+  /// piece meanwhile; feeders take turns (`feeding`), so the room one copies
+  /// into is its own.
+  func feed(_ ctx: OpaquePointer, _ buffer: UnsafeRawBufferPointer) -> Int64 {
+    feeding.locked {
       var done = 0
+      var end: Int64 = 0
       while done < buffer.count {
         let (to, room) = lock.locked { () -> (UnsafeMutableRawPointer, Int) in
-          while tail - head == capacity { lock.wait(until: nil) }
-          let at = Int(tail % capacity)
-          return (ring!.advanced(by: at), min(Int(capacity - (tail - head)), Int(capacity) - at))
+          if ring == nil {
+            ring = .allocate(byteCount: Int(Self.capacity), alignment: 64)
+            startThread { [self] in work() }
+          }
+          while tail - head == Self.capacity { lock.wait(until: nil) }
+          let at = Int(tail % Self.capacity)
+          return (ring!.advanced(by: at), min(Int(Self.capacity - (tail - head)), Int(Self.capacity) - at))
         }
         let n = min(room, buffer.count - done)
         to.copyMemory(from: buffer.baseAddress!.advanced(by: done), byteCount: n)
         done += n
-        lock.locked {
+        end = lock.locked {
           tail += Int64(n)
+          if next < pieces.count, pieces[pieces.count - 1].ctx == ctx {
+            pieces[pieces.count - 1].end = tail
+          } else {
+            pieces.append((ctx, tail))
+          }
           lock.signal()
+          return tail
         }
       }
+      return end
     }
+  }
 
-    /// Waits until every byte fed has been hashed.
-    func drain() {
-      lock.locked {
-        while head != tail { lock.wait(until: nil) }
+  /// Waits until every byte before `position` is hashed.
+  func wait(until position: Int64) {
+    lock.locked {
+      while head < position { lock.wait(until: nil) }
+    }
+  }
+
+  private func work() {
+    while true {
+      let (ctx, from, n) = lock.locked { () -> (OpaquePointer, UnsafeMutableRawPointer, Int) in
+        while next == pieces.count { lock.wait(until: nil) }
+        let at = Int(head % Self.capacity)
+        let n = min(Int(pieces[next].end - head), Int(Self.capacity) - at)
+        return (pieces[next].ctx, ring!.advanced(by: at), n)
       }
-    }
-
-    /// Drains, then stops the worker and frees the ring.
-    func stop() {
+      _ = sf_sha256_update(ctx, from, n)
       lock.locked {
-        while head != tail { lock.wait(until: nil) }
-        guard running else { return }
-        running = false
-        generation += 1
-        ring?.deallocate()
-        ring = nil
-        head = 0
-        tail = 0
+        head += Int64(n)
+        if head == pieces[next].end { next += 1 }
+        if next == pieces.count {
+          pieces.removeAll(keepingCapacity: true)
+          next = 0
+        }
         lock.signal()
-      }
-    }
-
-    private func work(generation mine: Int) {
-      let capacity = Int64(SHA256Hasher.ringBytes)
-      while true {
-        let next = lock.locked { () -> (UnsafeMutableRawPointer, Int)? in
-          while head == tail && generation == mine { lock.wait(until: nil) }
-          if generation != mine { return nil }
-          let at = Int(head % capacity)
-          return (ring!.advanced(by: at), min(Int(tail - head), Int(capacity) - at))
-        }
-        guard let (from, n) = next else { return }
-        _ = sf_sha256_update(ctx, from, n)
-        lock.locked {
-          head += Int64(n)
-          lock.signal()
-        }
       }
     }
   }
