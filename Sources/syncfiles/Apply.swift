@@ -7,6 +7,7 @@ import SyncFiles
 
 struct Apply: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "apply",
     abstract: "Run every task that is due: download, resume, revalidate, verify, install atomically.",
     discussion: """
       Plans exactly as `syncfiles plan`, then runs what is due through one \

@@ -3,6 +3,7 @@ import SyncFiles
 
 struct Plan: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "plan",
     abstract: "Show what apply would do for each task, and why; nothing is transferred or written.",
     discussion: """
       For each file: its action (download, resume, revalidate, skip, wait), \

@@ -3,6 +3,7 @@ import SyncFiles
 
 struct Plugins: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "plugins",
     abstract: "List the plugins found (built-in and external), with the kind and path of each.",
     discussion: """
       Sources serve URL schemes (syncfiles-source-SCHEME), verifiers check a \

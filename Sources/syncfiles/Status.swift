@@ -3,6 +3,7 @@ import SyncFiles
 
 struct Status: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "status",
     abstract: "Show what the journal knows: last outcome, bytes, partial data, next due, backoff.",
     discussion: """
       With manifests, every task of them (with when each is next due); without, \

@@ -3,6 +3,7 @@ import SyncFiles
 
 struct Validate: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "validate",
     abstract: "Check manifests; print every problem as FILE:LINE:COL: error|warning: message.",
     discussion: """
       Reads each manifest (or each *.yaml / *.yml in a folder), checks every \
