@@ -105,6 +105,7 @@ import Testing
     #expect(Planner.hex16(0xa430_d846_80aa_bd0b) == "a430d84680aabd0b")
     #expect(Planner.hex16(0x0f) == "000000000000000f")
     #expect(Planner.fnv1a(joined: ["he", "lo"], separator: "l") == Planner.fnv1a("hello"))
+    #expect(Planner.hex16(0x0123_4567_89ab_cdef) == "0123456789abcdef" && Planner.hex16(.max) == "ffffffffffffffff")
   }
 
   @Test func anEntryCopiedAndChangedLeavesTheOriginalAsItWas() {
