@@ -94,6 +94,18 @@ public enum JSONValue: Sendable, Hashable {
     }
   }
 
+  /// A backslash and `c`.
+  private static func escaped(_ c: UInt8, to out: inout [UInt8]) {
+    out.append(0x5C)
+    out.append(c)
+  }
+
+  /// `\u` and four lower-case hex digits.
+  private static func unicodeEscape(_ v: UInt32, to out: inout [UInt8]) {
+    escaped(UInt8(ascii: "u"), to: &out)
+    Hex.append(UInt64(v), digits: 4, to: &out)
+  }
+
   static func writeString(_ s: String, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
     // Most strings (ids, paths, URLs, dates) need no escape: copied whole.
@@ -113,17 +125,26 @@ public enum JSONValue: Sendable, Hashable {
       out.append(UInt8(ascii: "\""))
       return
     }
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\"".utf8
-      case "\\": out += "\\\\".utf8
-      case "\n": out += "\\n".utf8
-      case "\r": out += "\\r".utf8
-      case "\t": out += "\\t".utf8
-      case let c where c.value < 0x20 || c.value == 0x7F || c.value == 0x2028 || c.value == 0x2029:
-        let hex = String(c.value, radix: 16)
-        out += ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8
-      default: out += String(scalar).utf8
+    // Byte by byte, with no text made per character (an ETag's quotes
+    // brought every journal record here: issue 15, W4).
+    var s = s
+    s.withUTF8 { u in
+      var k = 0
+      while k < u.count {
+        let b = u[k]
+        k += 1
+        switch b {
+        case 0x22, 0x5C: escaped(b, to: &out)
+        case 0x0A: escaped(UInt8(ascii: "n"), to: &out)
+        case 0x0D: escaped(UInt8(ascii: "r"), to: &out)
+        case 0x09: escaped(UInt8(ascii: "t"), to: &out)
+        case 0..<0x20, 0x7F: unicodeEscape(UInt32(b), to: &out)
+        case 0xE2 where k + 1 < u.count && u[k] == 0x80 && (u[k + 1] == 0xA8 || u[k + 1] == 0xA9):
+          // U+2028 and U+2029: valid JSON, but not inside JavaScript strings.
+          unicodeEscape(u[k + 1] == 0xA8 ? 0x2028 : 0x2029, to: &out)
+          k += 2
+        default: out.append(b)
+        }
       }
     }
     out.append(UInt8(ascii: "\""))

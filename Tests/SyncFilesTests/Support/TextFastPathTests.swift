@@ -42,6 +42,28 @@ import Testing
     #expect(try JSONValue.parse(#""plain/path?x=1""#) == .string("plain/path?x=1"))
     #expect(try JSONValue.parse(#""a\"b""#) == .string("a\"b"))
     #expect(JSONValue.string("line\u{2028}sep\u{7F}").serialized() == #""line\u2028sep\u007f""#)
+    // The escaping way, byte by byte (an ETag's quotes take it), against the
+    // rule character by character: other 0xE2 characters pass as they are.
+    for s in [
+      #""6543a1b2-4000""#, "W/\"x\"", "a\\b\n\r\t\u{1}\u{1F}\u{7F}", "€ \u{2029} \u{2027} 🎉\"", "\u{E2}\"", "\"",
+    ] {
+      var expected = "\""
+      for c in s.unicodeScalars {
+        switch c {
+        case "\"": expected += "\\\""
+        case "\\": expected += "\\\\"
+        case "\n": expected += "\\n"
+        case "\r": expected += "\\r"
+        case "\t": expected += "\\t"
+        case _ where c.value < 0x20 || c.value == 0x7F || c.value == 0x2028 || c.value == 0x2029:
+          expected +=
+            "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
+        default: expected.unicodeScalars.append(c)
+        }
+      }
+      #expect(JSONValue.string(s).serialized() == expected + "\"", "\(s)")
+      #expect(try JSONValue.parse(JSONValue.string(s).serialized()) == .string(s))
+    }
     #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse("\"a\u{1}b\"") }
     let nested = JSONValue.object([("a", .array([])), ("o", .object([("k", .int(-1))]))])
     #expect(nested.serialized(pretty: true) == "{\n  \"a\": [],\n  \"o\": {\n    \"k\": -1\n  }\n}")
