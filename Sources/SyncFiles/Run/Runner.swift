@@ -224,14 +224,21 @@ public final class Runner: @unchecked Sendable {
       for h in loop.queues.hosts {
         guard let i = loop.queues.peek(of: h) else { continue }
         let ahead = (try? transport(for: i))?.keepsLimits == true ? 2 : 1
-        guard loop.active < options.parallel.multipliedReportingOverflow(by: ahead).partialValue,
-          loop.activeByHost[h, default: 0] < options.perHost.multipliedReportingOverflow(by: ahead).partialValue
+        guard loop.active < Self.times(options.parallel, ahead),
+          loop.activeByHost[h, default: 0] < Self.times(options.perHost, ahead)
         else { continue }
         _ = loop.queues.next(of: h)
         feed(i, .slot)
         progressed = true
       }
     }
+  }
+
+  /// `limit` × `k`, or `Int.max` past it (a library caller may pass `Int.max`
+  /// for no limit: a product that wrapped would start nothing).
+  static func times(_ limit: Int, _ k: Int) -> Int {
+    let (product, overflow) = limit.multipliedReportingOverflow(by: k)
+    return overflow ? .max : product
   }
 
   /// Waits for events until the next retry, the deadline or a progress tick.

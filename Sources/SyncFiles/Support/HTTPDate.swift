@@ -14,9 +14,11 @@ public enum HTTPDate {
   public static func parse(_ text: String) -> Timestamp? {
     // The engine parses a date or two per response: the usual form is read
     // in place, with no copy of the text.
-    if let t = text.utf8.withContiguousStorageIfAvailable(fixed) ?? nil { return t }
+    let inPlace = text.utf8.withContiguousStorageIfAvailable(fixed)
+    if case .some(let t?) = inPlace { return t }
     let b = Array(text.utf8)
-    if let t = b.withUnsafeBufferPointer(fixed) { return t }
+    // Not read in place (not contiguous): the fixed form first, on the copy.
+    if inPlace == nil, let t = b.withUnsafeBufferPointer(fixed) { return t }
     let f = b.split(separator: UInt8(ascii: " "))
     guard f.count == 6, f[5].elementsEqual("GMT".utf8), let day = number(f[1]),
       let m = monthBytes.firstIndex(where: { $0.elementsEqual(f[2]) }), let year = number(f[3])

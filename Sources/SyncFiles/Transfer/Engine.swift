@@ -133,7 +133,7 @@ public final class TransferEngine: @unchecked Sendable {
   }
 
   /// A transfer as the runner handed it over: one reference, however long it waits.
-  final class Handover {
+  final class Handover: Sendable {
     let spec: TransferSpec
     let done: @Sendable (TransferResult) -> Void
     init(spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void) {

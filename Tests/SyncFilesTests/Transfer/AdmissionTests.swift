@@ -53,6 +53,14 @@ import Testing
     #expect(a.running == 0)
   }
 
+  /// The runner hands over twice the limits; `Int.max` (no limit, from a
+  /// library caller) stays `Int.max` instead of wrapping to a negative cap
+  /// under which nothing would ever start.
+  @Test func theRunnersHandOverCapSaturates() {
+    #expect(Runner.times(8, 2) == 16 && Runner.times(8, 1) == 8)
+    #expect(Runner.times(.max, 2) == .max && Runner.times(.max / 2 + 1, 2) == .max)
+  }
+
   @Test func limitsBelowOneMeanOne() {
     var a = Admission<Int>(total: 0, perHost: 0)
     #expect(a.offer(1, host: "h") == 1)
