@@ -93,7 +93,8 @@ public enum JournalFormat {
       return true
     }
     for body in frames.reversed() {
-      if let id = fastID(bytes, body), c.tasks[id] != nil { continue }
+      let id = bytes.withUnsafeBufferPointer { TaskState.fastID(UnsafeBufferPointer(rebasing: $0[body])) }
+      if let id, c.tasks[id] != nil { continue }
       guard let r = record(bytes[body]) else {
         c = Contents()
         var tasks: [String: TaskState] = [:]
@@ -108,25 +109,6 @@ public enum JournalFormat {
       if case .task(let t) = r, c.tasks[t.id] == nil { c.tasks[t.id] = t }
     }
   }
-
-  /// The task id a record in the writer's own shape starts with
-  /// (`{"t":"task","id":"…"`, no escape in it); nil for any other shape.
-  private static func fastID(_ bytes: [UInt8], _ body: Range<Int>) -> String? {
-    let prefix = fastPrefix
-    guard body.count > prefix.count + 1, bytes[body.lowerBound..<(body.lowerBound + prefix.count)].elementsEqual(prefix)
-    else { return nil }
-    let from = body.lowerBound + prefix.count
-    var end = from
-    while end < body.upperBound && bytes[end] != UInt8(ascii: "\"") {
-      if bytes[end] == UInt8(ascii: "\\") || bytes[end] < 0x20 { return nil }
-      end += 1
-    }
-    guard end + 1 < body.upperBound, bytes[end + 1] == UInt8(ascii: ",") || bytes[end + 1] == UInt8(ascii: "}")
-    else { return nil }
-    return String(decoding: bytes[from..<end], as: UTF8.self)
-  }
-
-  private static let fastPrefix = Array(#"{"t":"task","id":""#.utf8)
 
   /// Walks the lines, checking each one's length and checksum; `take` is
   /// handed each good line's body and says whether its record reads.

@@ -15,7 +15,7 @@ extension TaskState {
     if partial?.ranges != nil { return json.bytes() }  // rare: segmented partials take the tree
     var w = RecordWriter()
     w.out.reserveCapacity(400)
-    w.out += #"{"t":"task","id":"#.utf8
+    w.out += UnsafeBufferPointer(start: Self.recordStart.utf8Start, count: Self.recordStart.utf8CodeUnitCount)
     JSONValue.writeString(id, to: &w.out)
     w.string("fp", fingerprint)
     w.time("last_check", lastCheck)
@@ -52,11 +52,24 @@ extension TaskState {
     return w.out
   }
 
+  /// How every record the writer makes begins; its id follows.
+  static let recordStart: StaticString = #"{"t":"task","id":"#
+
+  /// The task id a record in the writer's shape begins with (read without
+  /// the rest of the record); nil for any other shape.
+  static func fastID(_ body: UnsafeBufferPointer<UInt8>) -> String? {
+    var r = RecordReader(b: body)
+    guard r.literal(recordStart), let id = r.string(), r.i < body.count,
+      body[r.i] == UInt8(ascii: ",") || body[r.i] == UInt8(ascii: "}")
+    else { return nil }
+    return id
+  }
+
   /// The record in `body` when it has exactly the writer's shape; nil sends
   /// it to the general reader (which also decides whether it is valid).
   static func fastRecord(_ body: UnsafeBufferPointer<UInt8>) -> TaskState? {
     var r = RecordReader(b: body)
-    guard r.literal(#"{"t":"task","id":"#), let id = r.string() else { return nil }
+    guard r.literal(recordStart), let id = r.string() else { return nil }
     var t = TaskState(id: id)
     guard r.pairs(of: RecordReader.topKeys, { r, k in r.top(k, into: &t) }), r.i == body.count else { return nil }
     return t
