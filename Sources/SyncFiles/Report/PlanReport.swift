@@ -10,24 +10,37 @@ public enum PlanReport {
   /// never held as rows of cells nor as one text (`out` passes it on as it fills).
   public static func write(_ p: SessionPlan, to out: inout TextOut) {
     let header = ["TASK", "ACTION", "BYTES", "WHY"]
-    // By index: `for t in p.tasks` would copy every task (and its entry).
-    func row(_ i: Int) -> [String] {
-      let runs = p.tasks[i].runs
-      let bytes = runs ? (p.tasks[i].bytesToTransfer.map(ByteSize.format) ?? "?") : "-"
-      return [p.tasks[i].entry.qualifiedID, p.tasks[i].action.rawValue, bytes, why(p.tasks[i])]
-    }
-    if p.tasks.isEmpty {
+    guard !p.tasks.isEmpty else {
       out.write("no tasks\n")
-    } else {
-      let widths = TextTable.widths(header: header, rows: p.tasks.indices.lazy.map(row))
+      return out.write(summary(p, unknown: 0))
+    }
+    // Cells are made for one row at a time, twice (widths, then lines), and
+    // tasks are read in place: a 100,000-row plan holds no rows of cells,
+    // and copying each task (and its entry) cost more than the table.
+    p.tasks.withUnsafeBufferPointer { tasks in
+      func cells(_ i: Int) -> (String, String, String, String) {
+        let bytes = tasks[i].runs ? (tasks[i].bytesToTransfer.map(ByteSize.format) ?? "?") : "-"
+        return (tasks[i].entry.qualifiedID, tasks[i].action.rawValue, bytes, why(tasks[i]))
+      }
+      var widths = header.map(TextTable.width)
+      for i in tasks.indices {
+        let c = cells(i)
+        widths[0] = max(widths[0], TextTable.width(c.0))
+        widths[1] = max(widths[1], TextTable.width(c.1))
+        widths[2] = max(widths[2], TextTable.width(c.2))
+      }
       TextTable.line(header, widths: widths, into: &out.bytes)
-      for i in p.tasks.indices {
+      for i in tasks.indices {
+        let c = cells(i)
         out.bytes.append(0x0A)
-        TextTable.line(row(i), widths: widths, into: &out.bytes)
+        TextTable.cell(c.0, width: widths[0], into: &out.bytes)
+        TextTable.cell(c.1, width: widths[1], into: &out.bytes)
+        TextTable.cell(c.2, width: widths[2], into: &out.bytes)
+        out.bytes.append(contentsOf: c.3.utf8)
         out.flushIfFull()
       }
-      out.write("\n")
     }
+    out.write("\n")
     let unknown = p.tasks.indices.count { p.tasks[$0].runs && p.tasks[$0].bytesToTransfer == nil }
     out.write(summary(p, unknown: unknown))
   }

@@ -74,6 +74,12 @@ import Testing
     #expect(Paths.folder(of: "b.bin") == ".")
     #expect(Paths.fileName(of: "/srv/é/ü.bin") == "ü.bin")
     #expect(Paths.fileName(of: "/srv/a/\u{301}x") == "\u{301}x", "a combining mark after the slash stays in the name")
+    let long = "/var/tmp/a-folder-name-longer-than-fifteen/bytes.bin"
+    #expect(Paths.folder(of: long) == "/var/tmp/a-folder-name-longer-than-fifteen")
+    #expect(Paths.fileName(of: long) == "bytes.bin")
+    #expect(Paths.folder(of: "/") == "/")
+    #expect(Paths.folder(of: "") == ".")
+    #expect(Paths.fileName(of: "/srv/a/") == "")
     #expect(Paths.stem(of: "/srv/.hidden") == ".hidden")
     #expect(Paths.stem(of: "/srv/data.tar.gz") == "data.tar")
     #expect(Paths.ancestors(of: "/srv/a/b/c.bin", below: "/srv") == ["/srv/a/b", "/srv/a"])
@@ -133,17 +139,49 @@ import Testing
     #expect(f.map(\.1) == [9, 2, 3])
   }
 
+  @Test func tableCellsArePaddedByCharactersNotBytes() {
+    #expect(TextTable.width("m/f1") == 4)
+    #expect(TextTable.width(String(repeating: "x", count: 40)) == 40)
+    #expect(TextTable.width("é/ü") == 3)
+    #expect(TextTable.width("e\u{301}" + String(repeating: "x", count: 20)) == 21, "a combining mark adds no column")
+    var out: [UInt8] = []
+    TextTable.cell("é", width: 3, into: &out)
+    #expect(String(decoding: out, as: UTF8.self) == "é    ")
+    // A plan's rows line up under its header, the widest id setting the column.
+    var text = "version: 1\nname: m\nroot: /srv\nfiles:\n"
+    for id in ["a", "abc", "a-much-longer-id"] {
+      text += "  - {id: '\(id)', url: 'https://example.org/\(id)', destination: '\(id).bin', max_bytes: 1KiB}\n"
+    }
+    let p = planOf(text, disk: "/srv")
+    let lines = PlanReport.text(p)
+      .split(separator: "\n").prefix(4).map(String.init)
+    let column = lines.map { line in line.distance(from: line.startIndex, to: line.range(of: "  ")!.lowerBound) }
+    #expect(lines[0].hasPrefix("TASK  ") && lines[2].hasPrefix("m/abc  "))
+    let action = lines.map { line in
+      line.distance(from: line.startIndex, to: line.range(of: line == lines[0] ? "ACTION" : "download")!.lowerBound)
+    }
+    #expect(Set(action).count == 1, "\(lines)")
+    #expect(column[3] == "m/a-much-longer-id".count)
+  }
+
+  @Test func tasksWaitingForDifferentDatesEachSayTheirOwn() {
+    var text = "version: 1\nname: m\nroot: /srv\nfiles:\n"
+    let dates = ["2999-01-01T00:00:00Z", "2999-01-01T00:00:00Z", "2998-05-06T07:08:09Z", "2999-01-01T00:00:00Z"]
+    for (i, date) in dates.enumerated() {
+      text += "  - {id: f\(i), url: 'https://example.org/\(i)', destination: \(i).bin, not_before: '\(date)'}\n"
+    }
+    let p = planOf(text, disk: "/srv")
+    #expect(p.tasks.map(\.reason) == dates.map { "waiting for not_before \($0)" })
+    #expect(p.tasks.map(\.nextDue) == dates.map { Timestamp.parseRFC3339($0) })
+  }
+
   @Test func aLongPlanCountsItsTasksByAction() {
     var text = "version: 1\nname: m\nroot: /srv\nfiles:\n"
     for i in 0..<300 {
       let wait = i % 3 == 0 ? ", not_before: '2999-01-01T00:00:00Z'" : ""
       text += "  - {id: f\(i), url: 'https://example.org/\(i)', destination: d/\(i).bin, max_bytes: 1KiB\(wait)}\n"
     }
-    let (m, d) = decode(text)
-    #expect(!d.hasErrors)
-    var f = Facts(now: Timestamp.parseRFC3339("2026-11-21T19:00:00Z")!, localMinuteOfDay: 0, onACPower: true)
-    f.disks["/srv/d"] = DiskFact(device: 1, mountPoint: "/srv", freeBytes: 1 << 40)
-    let p = Planner.plan(manifests: [m!], journal: [:], facts: f, journalPath: "/j")
+    let p = planOf(text, disk: "/srv/d")
     #expect(p.counts == [.wait: 100, .download: 200])
     #expect(p.count(.download) == 200)
     let text2 = PlanReport.text(p)
@@ -152,4 +190,14 @@ import Testing
     #expect(rows.count == 300)
     #expect(rows.allSatisfy { $0.hasPrefix("m/f") && ($0.contains(" wait ") || $0.contains(" download ")) })
   }
+}
+
+/// The plan of a manifest's text, with no journal, at a fixed time, its
+/// destinations on one roomy disk whose folder is `disk`.
+private func planOf(_ text: String, disk: String) -> SessionPlan {
+  let (m, d) = decode(text)
+  #expect(!d.hasErrors)
+  var f = Facts(now: Timestamp.parseRFC3339("2026-11-21T19:00:00Z")!, localMinuteOfDay: 0, onACPower: true)
+  f.disks[disk] = DiskFact(device: 1, mountPoint: "/srv", freeBytes: 1 << 40)
+  return Planner.plan(manifests: [m!], journal: [:], facts: f, journalPath: "/j")
 }
