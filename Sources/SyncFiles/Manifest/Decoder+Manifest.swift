@@ -606,10 +606,12 @@ extension ManifestDecoder {
     if url.scheme == "http", f.headers?.contains(where: { $0.name.lowercased().contains("auth") }) == true {
       warning(f.marks["headers"] ?? item.mark, "credentials in headers would travel over plain http; use https")
     }
+    // Normal as it stands: the root is, and a confined destination has no
+    // empty, `.` or `..` component.
+    let prefix = manifest.root == "/" ? "/" : manifest.root + "/"
     var entry = FileEntry.Values(
-      id: id, qualifiedID: manifest.name + "/" + id, url: url, destination: relative,
-      destinationPath: Paths.normalize(relative, relativeTo: manifest.root), mark: item.mark,
-      destinationMark: dest.mark)
+      id: id, qualifiedID: manifest.name + "/" + id, url: url, destinationPath: prefix + relative,
+      destinationStart: UInt32(prefix.utf8.count), mark: item.mark, destinationMark: dest.mark)
     entry.expectedBytes = f.expectedBytes
     entry.sha256 = f.sha256
     entry.notBefore = f.notBefore

@@ -36,18 +36,28 @@ public struct ManifestLoader: Sendable {
   /// before `files:`; when one comes after it, the text is read again as a
   /// tree, and the diagnostics are those of that reading alone.
   public func decode(_ bytes: [UInt8], path: String, absolutePath: String) -> (Manifest?, [Diagnostic]) {
+    decode(.bytes(bytes), path: path, absolutePath: absolutePath)
+  }
+
+  /// As above, from bytes or from a regular file read a piece at a time
+  /// (read from its start again when a key comes after `files:`).
+  func decode(_ input: YAMLInput, path: String, absolutePath: String) -> (Manifest?, [Diagnostic]) {
     let fresh = ManifestDecoder(
       file: path, absolutePath: absolutePath, environment: environment, plugins: plugins)
     var streamed = StreamedFiles(decoder: fresh)
     streamed.onJournalKey = onJournalKey
     var piped = PipelinedFiles(streamed, inlineItems: inlineItems)
     var root: YAMLNode?
-    do {
-      root = try YAMLLoader.load(bytes, limits: limits, streaming: "files", into: &piped)
+    do throws(YAMLError) {
+      root = try YAMLLoader.load(input, limits: limits, streaming: "files", into: &piped)
       var sink = piped.end()
       if sink.files?.pair != nil {
         if let manifest = sink.finish(root) { return Self.done(manifest, sink.decoder) }
-        root = try YAMLLoader.load(bytes, limits: limits)
+        if case .file(let fd) = input, lseek(fd, 0, SEEK_SET) != 0 {
+          throw YAMLError(mark: nil, message: "cannot read again: \(String(cString: strerror(errno)))")
+        }
+        var tree = NoListSink()
+        root = try YAMLLoader.load(input, limits: limits, streaming: nil, into: &tree)
       }
     } catch {
       _ = piped.end()  // the items handed over are decoded, then dropped with the rest
@@ -80,20 +90,35 @@ public struct ManifestLoader: Sendable {
           continue
         }
         seenFiles.insert(absolute)
-        let bytes: [UInt8]
-        switch FileIO.readAll(absolute, limit: limits.maxBytes) {
-        case .success(let b): bytes = b
-        case .failure(let e):
-          set.diagnostics.append(Diagnostic(file: shown, mark: nil, severity: .error, message: e.message))
-          continue
-        }
-        let (manifest, diagnostics) = decode(bytes, path: shown, absolutePath: absolute)
+        let (manifest, diagnostics) = read(shown, absolute)
         set.diagnostics += diagnostics
         if let manifest { set.manifests.append(manifest) }
       }
     }
     checkSession(&set)
     return set
+  }
+
+  /// One manifest file. A regular file is parsed as it is read; anything
+  /// else (a pipe, `<(command)`) is read whole first, as it can be read once.
+  func read(_ shown: String, _ absolute: String) -> (Manifest?, [Diagnostic]) {
+    let failed = { (message: String) in
+      (nil as Manifest?, [Diagnostic(file: shown, mark: nil, severity: .error, message: message)])
+    }
+    let opened: (fd: Int32, size: Int?)
+    switch FileIO.openForReading(absolute) {
+    case .success(let o): opened = o
+    case .failure(let e): return failed(e.message)
+    }
+    defer { close(opened.fd) }
+    guard let size = opened.size else {
+      switch FileIO.readAll(fd: opened.fd, size: nil, limit: limits.maxBytes) {
+      case .success(let bytes): return decode(.bytes(bytes), path: shown, absolutePath: absolute)
+      case .failure(let e): return failed(e.message)
+      }
+    }
+    if size > limits.maxBytes { return failed(FileIO.tooLarge(limit: limits.maxBytes)) }
+    return decode(.file(opened.fd), path: shown, absolutePath: absolute)
   }
 
   /// A file is itself; a folder is its `*.yaml` and `*.yml` files, in name order.

@@ -183,10 +183,15 @@ public struct FileEntry: Sendable, Hashable {
     /// `manifest-name/id`, unique in a session.
     public var qualifiedID: String
     public var url: SourceURL
+    /// Absolute, normalized path: the root, a slash, then `destination`.
+    public let destinationPath: String
+    /// Where `destination` starts in `destinationPath`: one text for both
+    /// (W5: a second string was 80 bytes an entry).
+    let destinationStart: UInt32
     /// Normalized, relative to the manifest's root (`tables/iris.csv`).
-    public var destination: String
-    /// Absolute, normalized path.
-    public var destinationPath: String
+    public var destination: String {
+      String(decoding: destinationPath.utf8.dropFirst(Int(destinationStart)), as: UTF8.self)
+    }
     /// Where the entry starts, and where its destination is written.
     public var mark: SourceMark
     public var destinationMark: SourceMark
@@ -209,6 +214,8 @@ public struct FileEntry: Sendable, Hashable {
     get { box.value[keyPath: key] }
     set { box.value[keyPath: key] = newValue }
   }
+
+  public subscript<T>(dynamicMember key: KeyPath<Values, T>) -> T { box.value[keyPath: key] }
 
   /// The options (`entry.retry`, `entry.mode`, …), read through their shared box.
   public subscript<T>(dynamicMember key: WritableKeyPath<EntryOptions, T>) -> T {

@@ -1,5 +1,9 @@
 internal import CYAML
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Limits that keep hostile YAML from costing unbounded time or memory.
 /// Aliases are never copied: an alias shares its anchor's node, so memory
 /// stays proportional to the text, and `maxExpandedNodes`/`maxAliasNodes`
@@ -82,16 +86,25 @@ public protocol YAMLListSink {
 }
 
 /// The sink of a plain parse: it takes no list.
-private struct NoListSink: YAMLListSink {
+struct NoListSink: YAMLListSink {
   func begin(root: YAMLNode) -> Bool { false }
   func item(_ node: YAMLNode) {}
+}
+
+/// The text a parse reads: bytes in memory, or an open file read 64 KiB at
+/// a time, so that a large manifest is never held whole (W5: a 100,000-entry
+/// manifest is 15 MB).
+public enum YAMLInput {
+  case bytes([UInt8])
+  /// Read from its current offset to its end; the caller closes it.
+  case file(Int32)
 }
 
 public enum YAMLLoader {
   /// Parses one YAML document. Returns nil for an empty document.
   public static func load(_ bytes: [UInt8], limits: YAMLLimits = YAMLLimits()) throws(YAMLError) -> YAMLNode? {
     var sink = NoListSink()
-    return try load(bytes, limits: limits, streaming: nil, into: &sink)
+    return try load(.bytes(bytes), limits: limits, streaming: nil, into: &sink)
   }
 
   /// Parses one YAML document, handing the items of the top-level list under
@@ -100,41 +113,111 @@ public enum YAMLLoader {
   public static func load<Sink: YAMLListSink>(
     _ bytes: [UInt8], limits: YAMLLimits = YAMLLimits(), streaming key: String?, into sink: inout Sink
   ) throws(YAMLError) -> YAMLNode? {
-    if bytes.count > limits.maxBytes {
-      throw YAMLError(
-        mark: nil,
-        message:
-          "manifest is \(ByteSize.format(Int64(bytes.count))), larger than the \(ByteSize.format(Int64(limits.maxBytes))) limit"
-      )
-    }
-    var builder = Builder(limits: limits, streamKey: key)
+    try load(.bytes(bytes), limits: limits, streaming: key, into: &sink)
+  }
+
+  /// As above, from bytes or from a file.
+  public static func load<Sink: YAMLListSink>(
+    _ input: YAMLInput, limits: YAMLLimits = YAMLLimits(), streaming key: String?, into sink: inout Sink
+  ) throws(YAMLError) -> YAMLNode? {
     var parser = yaml_parser_t()
     guard yaml_parser_initialize(&parser) == 1 else {
       throw YAMLError(mark: nil, message: "out of memory starting the YAML parser")
     }
     defer { yaml_parser_delete(&parser) }
-    // The parser reads from this buffer until it is deleted: keep both alive together.
-    return try bytes.withUnsafeBufferPointer { (buf) throws(YAMLError) -> YAMLNode? in
-      yaml_parser_set_input_string(&parser, buf.baseAddress ?? UnsafePointer(bitPattern: 1)!, buf.count)
-      var event = yaml_event_t()
-      while true {
-        guard yaml_parser_parse(&parser, &event) == 1 else {
-          throw syntaxError(&parser)
-        }
-        defer { yaml_event_delete(&event) }
-        if event.type == YAML_STREAM_END_EVENT { break }
-        try builder.handle(&event)
-        if let root = builder.offer {
-          builder.offer = nil
-          builder.streaming = sink.begin(root: root)
-        }
-        if let item = builder.streamed {
-          builder.streamed = nil
-          sink.item(item)
-        }
+    switch input {
+    case .bytes(let bytes):
+      if bytes.count > limits.maxBytes { throw tooLarge(Int64(bytes.count), limits) }
+      // The parser reads from this buffer until it is deleted: keep both alive together.
+      return try bytes.withUnsafeBufferPointer { (buf) throws(YAMLError) -> YAMLNode? in
+        yaml_parser_set_input_string(&parser, buf.baseAddress ?? UnsafePointer(bitPattern: 1)!, buf.count)
+        return try parse(&parser, limits: limits, streaming: key, into: &sink, reader: nil)
       }
-      return builder.root
+    case .file(let fd):
+      let reader = FileReader(fd: fd, limit: limits.maxBytes)
+      return try withExtendedLifetime(reader) { () throws(YAMLError) -> YAMLNode? in
+        yaml_parser_set_input(&parser, { FileReader.read($0, $1, $2, $3) }, Unmanaged.passUnretained(reader).toOpaque())
+        return try parse(&parser, limits: limits, streaming: key, into: &sink, reader: reader)
+      }
     }
+  }
+
+  private static func tooLarge(_ size: Int64?, _ limits: YAMLLimits) -> YAMLError {
+    let message =
+      size.map {
+        "manifest is \(ByteSize.format($0)), larger than the \(ByteSize.format(Int64(limits.maxBytes))) limit"
+      } ?? FileIO.tooLarge(limit: limits.maxBytes)
+    return YAMLError(mark: nil, message: message)
+  }
+
+  /// Feeds libyaml from a file descriptor, and remembers why it stopped
+  /// when it stopped early (a read error, or more than the limit).
+  private final class FileReader {
+    let fd: Int32
+    let limit: Int
+    var total = 0
+    var readErrno: Int32 = 0
+    var overLimit = false
+
+    init(fd: Int32, limit: Int) {
+      self.fd = fd
+      self.limit = limit
+    }
+
+    /// libyaml's read handler: 1 with the bytes read (0 at the end), 0 to stop.
+    static func read(
+      _ data: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int,
+      _ sizeRead: UnsafeMutablePointer<Int>?
+    ) -> Int32 {
+      let r = Unmanaged<FileReader>.fromOpaque(data!).takeUnretainedValue()
+      var n: Int
+      repeat { n = Glibc.read(r.fd, buffer, size) } while n < 0 && errno == EINTR
+      if n < 0 {
+        r.readErrno = errno
+        return 0
+      }
+      r.total += n
+      if r.total > r.limit {
+        r.overLimit = true
+        return 0
+      }
+      sizeRead!.pointee = n
+      return 1
+    }
+
+    /// Why the parse stopped, when it was the reading and not the text.
+    func failure(_ limits: YAMLLimits) -> YAMLError? {
+      if overLimit { return tooLarge(nil, limits) }
+      if readErrno != 0 {
+        return YAMLError(mark: nil, message: "cannot read: \(String(cString: strerror(readErrno)))")
+      }
+      return nil
+    }
+  }
+
+  private static func parse<Sink: YAMLListSink>(
+    _ parser: inout yaml_parser_t, limits: YAMLLimits, streaming key: String?, into sink: inout Sink,
+    reader: FileReader?
+  ) throws(YAMLError) -> YAMLNode? {
+    var builder = Builder(limits: limits, streamKey: key)
+    var event = yaml_event_t()
+    while true {
+      guard yaml_parser_parse(&parser, &event) == 1 else {
+        throw reader?.failure(limits) ?? syntaxError(&parser)
+      }
+      defer { yaml_event_delete(&event) }
+      if event.type == YAML_STREAM_END_EVENT { break }
+      try builder.handle(&event)
+      if let root = builder.offer {
+        builder.offer = nil
+        builder.streaming = sink.begin(root: root)
+      }
+      if let item = builder.streamed {
+        builder.streamed = nil
+        sink.item(item)
+      }
+    }
+    return builder.root
   }
 
   private static func syntaxError(_ parser: inout yaml_parser_t) -> YAMLError {

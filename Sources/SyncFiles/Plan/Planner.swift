@@ -116,7 +116,7 @@ public enum Planner {
     waits: inout WaitReasons
   ) -> PlannedTask {
     let partialPath = state?.partial?.path ?? PartialFile.path(for: e.destinationPath)
-    var t = PlannedTask(entry: e, action: .skip, reason: "", bytesToTransfer: nil, nextDue: nil)
+    var t = PlannedTask(entry: e, action: .skip, reason: "")
     let now = facts.now
 
     guard matches(e.qualifiedID, patterns: options.only) else {

@@ -3,9 +3,23 @@ public enum Action: String, Sendable, Hashable, CaseIterable {
   case download, resume, revalidate, skip, wait
 }
 
+/// A plan holds one per entry (100,000 in W5), so what most tasks leave at
+/// its default sits in a box of its own or none, and the small fields sit
+/// together (208 bytes a task became 120).
 public struct PlannedTask: Sendable, Hashable {
   public var entry: FileEntry
   public var action: Action
+  /// Something other than a regular file or symlink stands at the
+  /// destination: apply refuses to replace it (the installer checks again).
+  public var destinationNotAFile = false
+  /// Partial data lies beside the destination and this run does not resume
+  /// it: removed once the destination is found up to date.
+  public var leftoverPartial = false
+  /// False when `--only` leaves this task out.
+  public var selected = true
+  /// The mode an installed destination is set to without a transfer, when
+  /// the manifest's `mode` changed or the file's drifted (SPEC §8.2).
+  public var correctMode: UInt32?
   /// Why, in words a person understands.
   public var reason: String
   public var resumeOffset: Int64 = 0
@@ -13,33 +27,36 @@ public struct PlannedTask: Sendable, Hashable {
   public var bytesToTransfer: Int64?
   /// When the task is (or next becomes) due; nil for "every apply" and `once`.
   public var nextDue: Timestamp?
+  /// At most this many byte ranges at once (SPEC §8.3); nil: one stream.
+  public var segments: Int?
   /// The journal's record of the partial a resume continues (its path, its
   /// version, its ranges), read by the planner so the runner does not read
-  /// it again. Boxed: most tasks hold none, and plans hold 100,000 tasks.
+  /// it again.
   public var heldPartial: TaskState.Partial? {
     get { held?.value }
     set { held = newValue.map(SharedValue.init) }
   }
   var held: SharedValue<TaskState.Partial>?
-  /// Something other than a regular file or symlink stands at the
-  /// destination: apply refuses to replace it (the installer checks again).
-  public var destinationNotAFile = false
   /// The request a first try sends (resume, conditional or whole).
-  public var request: RequestPolicy = .whole
-  /// The mode an installed destination is set to without a transfer, when
-  /// the manifest's `mode` changed or the file's drifted (SPEC §8.2).
-  public var correctMode: UInt32?
+  public var request: RequestPolicy {
+    get { requestBox?.value ?? .whole }
+    set { requestBox = newValue == .whole ? nil : SharedValue(newValue) }
+  }
+  private var requestBox: SharedValue<RequestPolicy>?
   /// The destination found to hold the declared sha256 without the journal
   /// knowing it (SPEC §8.3): apply records it as installed, with no transfer,
   /// if the file is still as this fact describes it.
-  public var adopt: FileFact?
-  /// Partial data lies beside the destination and this run does not resume
-  /// it: removed once the destination is found up to date.
-  public var leftoverPartial = false
-  /// At most this many byte ranges at once (SPEC §8.3); nil: one stream.
-  public var segments: Int?
-  /// False when `--only` leaves this task out.
-  public var selected = true
+  public var adopt: FileFact? {
+    get { adoptBox?.value }
+    set { adoptBox = newValue.map(SharedValue.init) }
+  }
+  private var adoptBox: SharedValue<FileFact>?
+
+  init(entry: FileEntry, action: Action, reason: String) {
+    self.entry = entry
+    self.action = action
+    self.reason = reason
+  }
 
   public var id: String { entry.qualifiedID }
   public var runs: Bool { action == .download || action == .resume || action == .revalidate }

@@ -10,19 +10,45 @@ public enum FileIO {
     public var message: String
   }
 
-  /// Reads a whole file, refusing one larger than `limit` bytes.
-  public static func readAll(_ path: String, limit: Int) -> Result<[UInt8], Failure> {
+  /// Opens a file to read, refusing a folder; `size` is nil for anything
+  /// but a regular file (a pipe can be read only once, from its start).
+  public static func openForReading(_ path: String) -> Result<(fd: Int32, size: Int?), Failure> {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return .failure(Failure(message: "cannot read: \(String(cString: strerror(errno)))")) }
-    defer { close(fd) }
     var st = stat()
-    if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
-      return .failure(Failure(message: "is a folder"))
+    guard fstat(fd, &st) == 0 else {
+      let failure = Failure(message: "cannot read: \(String(cString: strerror(errno)))")
+      close(fd)
+      return .failure(failure)
     }
+    switch st.st_mode & S_IFMT {
+    case S_IFDIR:
+      close(fd)
+      return .failure(Failure(message: "is a folder"))
+    case S_IFREG: return .success((fd, Int(st.st_size)))
+    default: return .success((fd, nil))
+    }
+  }
+
+  /// Reads a whole file, refusing one larger than `limit` bytes.
+  public static func readAll(_ path: String, limit: Int) -> Result<[UInt8], Failure> {
+    let opened: (fd: Int32, size: Int?)
+    switch openForReading(path) {
+    case .success(let o): opened = o
+    case .failure(let f): return .failure(f)
+    }
+    defer { close(opened.fd) }
+    return readAll(fd: opened.fd, size: opened.size, limit: limit)
+  }
+
+  static func tooLarge(limit: Int) -> String { "manifest is larger than the \(ByteSize.format(Int64(limit))) limit" }
+
+  /// Reads `fd` to its end, refusing more than `limit` bytes.
+  public static func readAll(fd: Int32, size: Int?, limit: Int) -> Result<[UInt8], Failure> {
     var out: [UInt8] = []
     // Room for the whole file at once: grown by doubling, a 13 MB manifest
     // held 17 MB (and 26 MB while it was copied).
-    if st.st_size > 0 && st.st_size <= limit { out.reserveCapacity(Int(st.st_size) + 1) }
+    if let size, size > 0 && size <= limit { out.reserveCapacity(size + 1) }
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
       let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -33,8 +59,7 @@ public enum FileIO {
       if n == 0 { break }
       out.append(contentsOf: chunk[0..<n])
       if out.count > limit {
-        return .failure(
-          Failure(message: "manifest is larger than the \(ByteSize.format(Int64(limit))) limit"))
+        return .failure(Failure(message: tooLarge(limit: limit)))
       }
     }
     return .success(out)

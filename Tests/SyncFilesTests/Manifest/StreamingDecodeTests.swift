@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SyncFiles
@@ -23,14 +24,76 @@ import Testing
     return loader.decode(Array(yaml.utf8), path: "test.yaml", absolutePath: "/m/test.yaml")
   }
 
+  /// Read from a file a piece at a time, as `load(paths:)` reads a regular file.
+  func fileDecode(_ yaml: String) -> (Manifest?, [Diagnostic]) {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    write(yaml, to: dir + "/test.yaml")
+    let fd = open(dir + "/test.yaml", O_RDONLY)
+    defer { close(fd) }
+    var loader = ManifestLoader(environment: [:], plugins: PluginLocator(searchPath: []), workingDirectory: "/m")
+    loader.inlineItems = 0
+    return loader.decode(.file(fd), path: "test.yaml", absolutePath: "/m/test.yaml")
+  }
+
   func agree(_ yaml: String) {
     let (streamed, sd) = decode(yaml)
     let (piped, pd) = pipedDecode(yaml)
+    let (read, rd) = fileDecode(yaml)
     let (tree, td) = treeDecode(yaml)
     #expect(streamed == tree)
     #expect(sd == td)
     #expect(piped == tree)
     #expect(pd == td)
+    #expect(read == tree)
+    #expect(rd == td)
+  }
+
+  /// A manifest is read from its file 64 KiB at a time and never held whole;
+  /// one larger than the limit is refused however it grew.
+  @Test func aFileReadInPiecesIsRefusedPastTheLimit() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var yaml = "version: 1\nname: big\nroot: /srv\nfiles:\n"
+    for i in 0..<2000 { yaml += "  - {id: f\(i), url: 'https://example.org/\(i)', destination: \(i).bin}\n" }
+    write(yaml, to: dir + "/m.yaml")
+    let fd = open(dir + "/m.yaml", O_RDONLY)
+    defer { close(fd) }
+    var limits = YAMLLimits()
+    limits.maxBytes = 100_000  // the file is about 150 kB
+    var sink = NoListSink()
+    #expect(throws: YAMLError(mark: nil, message: "manifest is larger than the 97.7 KiB limit")) {
+      try YAMLLoader.load(.file(fd), limits: limits, streaming: nil, into: &sink)
+    }
+    // By path: refused before parsing, with the same words.
+    var loader = ManifestLoader(environment: [:], plugins: PluginLocator(searchPath: []), workingDirectory: dir)
+    loader.limits = limits
+    let set = loader.load(paths: ["m.yaml"])
+    #expect(set.diagnostics.map(\.description) == ["m.yaml: error: manifest is larger than the 97.7 KiB limit"])
+    loader.limits = YAMLLimits()
+    #expect(loader.load(paths: ["m.yaml"]).manifests.first?.files.count == 2000)
+  }
+
+  /// A pipe can be read once: it is read whole, and a key after `files:`
+  /// (which makes a regular file be read again) still counts.
+  @Test func aPipeWithAKeyAfterFilesIsReadWhole() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let yaml =
+      "version: 1\nfiles:\n  - {id: a, url: 'https://example.org/a', destination: a.bin}\nname: late\nroot: /srv\n"
+    #expect(mkfifo(dir + "/m.yaml", 0o600) == 0)
+    let writer = Thread {
+      let fd = open(dir + "/m.yaml", O_WRONLY)
+      _ = FileIO.writeAll(fd, Array(yaml.utf8))
+      close(fd)
+    }
+    writer.start()
+    let set = ManifestLoader(environment: [:], plugins: PluginLocator(searchPath: []), workingDirectory: dir)
+      .load(paths: ["m.yaml"])
+    #expect(!set.hasErrors, "\(set.diagnostics)")
+    #expect(set.manifests.first?.name == "late")
+    #expect(set.manifests.first?.files.first?.destinationPath == "/srv/a.bin")
+    #expect(set.manifests.first?.files.first?.destination == "a.bin")
   }
 
   /// Thousands of items, with errors and warnings among them, decoded partly

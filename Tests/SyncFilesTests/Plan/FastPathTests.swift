@@ -164,6 +164,23 @@ import Testing
     #expect(column[3] == "m/a-much-longer-id".count)
   }
 
+  /// One text holds an entry's absolute and relative destination, under any root.
+  @Test func theRelativeDestinationIsTheEndOfTheAbsoluteOne() {
+    for (root, dest, path) in [
+      ("/", "a/b.bin", "/a/b.bin"), ("/srv", "./x//y.bin", "/srv/x/y.bin"), ("/srv/é", "ü.bin", "/srv/é/ü.bin"),
+      ("/srv", "/srv/deep/z.bin", "/srv/deep/z.bin"),
+    ] {
+      let (m, d) = decode(
+        "version: 1\nname: m\nroot: '\(root)'\nfiles:\n  - {id: a, url: 'https://e.org/a', destination: '\(dest)', max_bytes: 1}\n"
+      )
+      #expect(!d.hasErrors, "\(d)")
+      #expect(m?.files.first?.destinationPath == path)
+      #expect(m?.files.first?.destination == String(path.dropFirst(root == "/" ? 1 : root.count + 1)))
+    }
+    // A plan holds a task per entry: what most leave at its default is boxed.
+    #expect(MemoryLayout<PlannedTask>.stride <= 128)
+  }
+
   @Test func tasksWaitingForDifferentDatesEachSayTheirOwn() {
     var text = "version: 1\nname: m\nroot: /srv\nfiles:\n"
     let dates = ["2999-01-01T00:00:00Z", "2999-01-01T00:00:00Z", "2998-05-06T07:08:09Z", "2999-01-01T00:00:00Z"]
