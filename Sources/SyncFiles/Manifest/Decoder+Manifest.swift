@@ -307,8 +307,7 @@ extension ManifestDecoder {
         suggestFrom: Keys.file)
     else { return nil }
     var r = FileFields()
-    r.marks.reserveCapacity(f.count)
-    for (k, p) in f { r.marks[k] = p.value.mark }
+    r.marks = f.mapValues(\.value.mark)
     let label = { (key: String) in isDefaults ? "defaults.\(key)" : key }
 
     decodeSource(f, into: &r)

@@ -39,6 +39,20 @@ struct Fields<Value>: Sequence {
     }
   }
 
+  /// Adds a key the caller knows is absent (no scan for it).
+  mutating func append(new key: String, _ value: Value) {
+    keys.append(key)
+    values.append(value)
+  }
+
+  /// The same keys, each with its value transformed.
+  func mapValues<T>(_ transform: (Value) -> T) -> Fields<T> {
+    var out = Fields<T>()
+    out.keys = keys
+    out.values = values.map(transform)
+    return out
+  }
+
   func makeIterator() -> Zip2Sequence<[String], [Value]>.Iterator { zip(keys, values).makeIterator() }
 }
 
@@ -140,7 +154,7 @@ struct ManifestDecoder {
         unknownKey(key, at: pair.key.mark, in: what, allowed: suggestFrom ?? allowed)
         continue
       }
-      out[key] = pair
+      out.append(new: key, pair)
     }
     return out
   }

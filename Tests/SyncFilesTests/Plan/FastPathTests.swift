@@ -137,6 +137,11 @@ import Testing
     f["id"] = nil
     #expect(f.map(\.0) == ["url", "destination", "expected_bytes"])
     #expect(f.map(\.1) == [9, 2, 3])
+    let doubled = f.mapValues { $0 * 2 }
+    #expect(doubled.map(\.0) == ["url", "destination", "expected_bytes"])
+    #expect(doubled["destination"] == 4 && doubled["id"] == nil)
+    f.append(new: "sha256", 7)
+    #expect(f["sha256"] == 7 && f.count == 4)
   }
 
   @Test func tableCellsArePaddedByCharactersNotBytes() {
