@@ -114,6 +114,11 @@ struct Bad: CustomTestStringConvertible, Sendable {
     ("https://example.org:/a", "invalid port"),
     ("'https://example.org/a b'", "space or control character"),
     ("https://[::1/a", "unclosed IPv6"),
+    ("https://[::1]x/a", "has a malformed host"),
+    ("'https://exa{mple.org/a'", "has a malformed host 'exa{mple.org'"),
+    ("https://example.org:8a/a", "invalid port '8a'"),
+    ("https://example.org:0/a", "invalid port '0'"),
+    ("https://example.org:99999999999999999999/a", "invalid port"),
     ("file://server/share/a", "host 'server' is not supported"),
     ("file:///tmp/", "names a folder"),
     ("s3://bucket/key", "syncfiles-source-s3"),
@@ -126,6 +131,21 @@ struct Bad: CustomTestStringConvertible, Sendable {
     let match = errors(d).first { $0.message.contains(says) }
     #expect(match != nil, "no error saying '\(says)' in \(d)")
     #expect(match?.mark == SourceMark(line: 6, column: 10))
+  }
+
+  /// The authority's parts, found in one pass over its bytes.
+  @Test func hostsPortsAndUserinfoOfURLs() {
+    for (url, host, port) in [
+      ("https://example.org/a", "example.org", 443), ("http://Example.ORG:0080/x?y", "example.org", 80),
+      ("'https://u:${P}@[::1]:8443/a'", "[::1]", 8443), ("'https://a@b@host.example#f'", "host.example", 443),
+      ("'https://host.example?q=1:2'", "host.example", 443), ("https://[fe80::1]/a", "[fe80::1]", 443),
+    ] {
+      let text = entry().replacingFirst("url: https://example.org/a", with: "url: \(url)")
+      let (m, d) = decode(text, env: ["P": "pw"])
+      #expect(errors(d).isEmpty, "\(url): \(d)")
+      #expect(m?.files.first?.url.host == host, "\(url)")
+      #expect(m?.files.first?.url.port == port, "\(url)")
+    }
   }
 
   @Test func fileURLsAbsoluteAndRelativeToTheManifest() throws {
