@@ -20,12 +20,12 @@ extension Runner {
     case .recordInstalled: recordInstalled(i)
     case .fail(let why, let retryable): fail(i, why, retryable: retryable)
     case .interrupt(let why): interrupted(i, why: why)
-    case .notStarted(let why): jobs[i].report.error = why
-    case .warn(let w): if !jobs[i].report.warnings.contains(w) { jobs[i].report.warnings.append(w) }
-    case .withdrawWarning(let w): jobs[i].report.warnings.removeAll { $0 == w }
+    case .notStarted(let why): reports[i].error = why
+    case .warn(let w): if !reports[i].warnings.contains(w) { reports[i].warnings.append(w) }
+    case .withdrawWarning(let w): reports[i].warnings.removeAll { $0 == w }
     case .log(let line): options.log("syncfiles: \(jobs[i].task.id): \(line)")
     case .end(let outcome):
-      jobs[i].report.outcome = outcome
+      reports[i].outcome = outcome
       settle(i)
     }
   }
@@ -42,7 +42,7 @@ extension Runner {
     }
     loop.active += 1
     loop.activeByHost[jobs[i].host, default: 0] += 1
-    jobs[i].report.attempts += 1
+    reports[i].attempts += 1
     transport.start(spec) { [self] r in post(.transfer(i, r)) }
   }
 
@@ -96,12 +96,12 @@ extension Runner {
     let url = jobs[i].url
     // The report names the URL of the last try (the mirror that served), and
     // only that try's status: an earlier 503 never stands beside a later connection error.
-    jobs[i].report.url = url.display
-    jobs[i].report.httpStatus = nil
+    reports[i].url = url.display
+    reports[i].httpStatus = nil
     if t.destinationNotAFile { throw .destinationNotAFile(path: e.destinationPath) }
     let root = manifests[jobs[i].manifest].root
     // A resume planned from a partial held since an earlier run: open and re-hash it once.
-    if jobs[i].flight.partial == nil && t.action == .resume && jobs[i].report.attempts == 0, let held = t.heldPartial {
+    if jobs[i].flight.partial == nil && t.action == .resume && reports[i].attempts == 0, let held = t.heldPartial {
       do throws(InstallError) { try reopen(i, held, root: root) } catch { throw .install(error) }
     }
     var spec = TransferSpec(
@@ -169,20 +169,20 @@ extension Runner {
   func took(_ i: Int, _ r: TransferResult) -> TaskLifecycle.TryEnd {
     let m = manifests[jobs[i].manifest]
     if !r.began {
-      jobs[i].report.attempts -= 1
+      reports[i].attempts -= 1
       return .neverBegan
     }
     jobs[i].flight.partial = r.partial
-    jobs[i].report.bytesTransferred += r.received
-    if r.received > 0 && r.resumedFrom > 0 { jobs[i].report.resumedFrom = r.resumedFrom }
-    if r.status != 0 { jobs[i].report.httpStatus = r.status }
+    reports[i].bytesTransferred += r.received
+    if r.received > 0 && r.resumedFrom > 0 { reports[i].resumedFrom = r.resumedFrom }
+    if r.status != 0 { reports[i].httpStatus = r.status }
     if let h = r.head { jobs[i].flight.partialValidators = h.validators }
     jobs[i].flight.held = nil
     if let rs = r.ranges, let h = r.head, let total = h.totalBytes {
       jobs[i].flight.held = HeldRanges(ranges: rs, total: total, validators: h.validators, hashed: r.hashed)
     }
-    if r.segments > 1 { jobs[i].report.segments = r.segments }
-    for note in r.notes where !jobs[i].report.warnings.contains(note) { jobs[i].report.warnings.append(note) }
+    if r.segments > 1 { reports[i].segments = r.segments }
+    for note in r.notes where !reports[i].warnings.contains(note) { reports[i].warnings.append(note) }
     jobs[i].flight.head = r.head
     jobs[i].flight.pendingValidators = r.validators
     jobs[i].flight.verifiedDigest = nil
@@ -220,7 +220,7 @@ extension Runner {
       return .cutShort(refusal)
     }
     let digest = jobs[i].hasher.finish()
-    jobs[i].report.sha256 = digest
+    reports[i].sha256 = digest
     jobs[i].flight.verifiedDigest = digest
     var input = VerifyInput(
       entry: e, path: PartialFile.path(for: e.destinationPath), size: p.size, sha256: digest,
@@ -228,7 +228,7 @@ extension Runner {
     for (verifier, with) in plugins.verifiers(for: e) {
       input.with = with
       switch verifier.verify(input) {
-      case .accept(let warnings): jobs[i].report.warnings += warnings
+      case .accept(let warnings): reports[i].warnings += warnings
       case .refetch(let why): return .refetch(why)
       case .reject(let why): return .rejected(why)
       }
@@ -247,21 +247,21 @@ extension Runner {
       let p = try PartialFile(root: manifests[jobs[f].manifest].root, relative: e.destination, resume: false)
       do throws(InstallError) {
         let how = try p.fill(from: jobs[leader].task.entry.destinationPath)
-        jobs[f].report.copiedFrom = jobs[leader].task.id
-        jobs[f].report.copyMethod = how.rawValue
+        reports[f].copiedFrom = jobs[leader].task.id
+        reports[f].copyMethod = how.rawValue
       } catch {
         p.discard()
         throw error
       }
       jobs[f].flight.partial = p
-      jobs[f].report.sha256 = jobs[leader].report.sha256
+      reports[f].sha256 = reports[leader].sha256
       // The leader's validators name a version at its URL only.
       if e.url == jobs[leader].task.entry.url {
         jobs[f].flight.pendingValidators = jobs[leader].flight.pendingValidators
       }
       return true
     } catch {
-      jobs[f].report.warnings.append(
+      reports[f].warnings.append(
         "could not copy \(jobs[leader].task.id)'s bytes (\(error.message)); fetched instead")
       return false
     }

@@ -24,7 +24,7 @@ extension Runner {
       if state.completeHookPending { owedByManifest[jobs[i].manifest, default: []].append(i) }
       guard state.changeHookPending else { continue }
       let err = run(.fileChanged(jobs[i].task.entry, manifest: manifests[jobs[i].manifest]))
-      jobs[i].report.hookError = err
+      reports[i].hookError = err
       if err == nil { journal.update(id) { $0.changeHookPending = false } }
     }
     for (m, owed) in owedByManifest.sorted(by: { $0.key < $1.key }) {

@@ -54,7 +54,7 @@ extension Runner {
       return
         "the server marked the end of the body only by closing the connection after \(ByteSize.format(size)), but this version is \(ByteSize.format(known)); refused as cut short, nothing installed"
     }
-    jobs[i].report.warnings.append(
+    reports[i].warnings.append(
       "the server marked the end of the body only by closing the connection: its length (\(ByteSize.format(size))) could not be checked"
     )
     return nil
@@ -67,7 +67,7 @@ extension Runner {
     do {
       try PartialFile.correctMode(root: root, relative: jobs[i].task.entry.destination, mode: mode)
     } catch {
-      jobs[i].report.warnings.append(error.message)
+      reports[i].warnings.append(error.message)
     }
   }
 
@@ -78,12 +78,12 @@ extension Runner {
     guard let planned = jobs[i].task.adopt, let now = FactGatherer.fact(at: e.destinationPath),
       now.size == planned.size, now.mtimeNs == planned.mtimeNs, now.isRegular
     else {
-      jobs[i].report.warnings.append(
+      reports[i].warnings.append(
         "the destination changed after it was hashed; not recorded, the next apply checks again")
       return
     }
     unchanged(i, validators: nil, digest: e.sha256, replacingRecord: true)
-    jobs[i].report.sha256 = e.sha256
+    reports[i].sha256 = e.sha256
     options.log(
       "syncfiles: \(e.qualifiedID) already holds its sha256 (\(ByteSize.format(now.size))): recorded, no transfer")
   }
@@ -109,7 +109,7 @@ extension Runner {
     let e = jobs[i].task.entry
     let now = Timestamp.current()
     let previous = journal.state(e.qualifiedID).installed?.sha256
-    let digest = jobs[i].report.sha256
+    let digest = reports[i].sha256
     let v = jobs[i].flight.pendingValidators
     let changed = previous == nil || previous != digest
     let manifest = manifests[jobs[i].manifest]
@@ -124,8 +124,8 @@ extension Runner {
       s.lastSuccess = now
       s.lastOutcome = .installed
       s.lastError = nil
-      s.lastBytes = jobs[i].report.bytesTransferred
-      s.httpStatus = jobs[i].report.httpStatus
+      s.lastBytes = reports[i].bytesTransferred
+      s.httpStatus = reports[i].httpStatus
       s.partial = nil
       s.failures = 0
       s.backoffUntil = nil
@@ -135,13 +135,13 @@ extension Runner {
           dateIsStrong: v?.dateIsStrong ?? false)
       }
     }
-    jobs[i].report.changed = changed
-    if let err = d.error { jobs[i].report.warnings.append(err.message) }
-    var line = "syncfiles: installed \(e.qualifiedID) (\(ByteSize.format(jobs[i].report.bytesTransferred))"
-    if let from = jobs[i].report.copiedFrom {
-      line += ", the same sha256 as \(from): \(jobs[i].report.copyMethod ?? "copy")"
+    reports[i].changed = changed
+    if let err = d.error { reports[i].warnings.append(err.message) }
+    var line = "syncfiles: installed \(e.qualifiedID) (\(ByteSize.format(reports[i].bytesTransferred))"
+    if let from = reports[i].copiedFrom {
+      line += ", the same sha256 as \(from): \(reports[i].copyMethod ?? "copy")"
     }
-    if jobs[i].report.resumedFrom > 0 { line += ", resumed at \(ByteSize.format(jobs[i].report.resumedFrom))" }
+    if reports[i].resumedFrom > 0 { line += ", resumed at \(ByteSize.format(reports[i].resumedFrom))" }
     options.log(line + ")")
   }
 
@@ -159,7 +159,7 @@ extension Runner {
       s.lastOutcome = .unchanged
       s.lastError = nil
       s.lastBytes = 0
-      s.httpStatus = jobs[i].report.httpStatus
+      s.httpStatus = reports[i].httpStatus
       s.failures = 0
       s.backoffUntil = nil
       s.partial = nil
@@ -178,7 +178,7 @@ extension Runner {
           dateIsStrong: v?.dateIsStrong ?? false)
       }
     }
-    jobs[i].report.outcome = .unchanged
+    reports[i].outcome = .unchanged
     removeLeftoverPartial(i)
   }
 
@@ -191,7 +191,7 @@ extension Runner {
     do throws(InstallError) {
       try PartialFile.removeLeftover(root: manifests[jobs[i].manifest].root, relative: jobs[i].task.entry.destination)
     } catch {
-      jobs[i].report.warnings.append(error.message)
+      reports[i].warnings.append(error.message)
     }
   }
 
@@ -207,15 +207,15 @@ extension Runner {
       s.lastCheck = now
       s.lastOutcome = .failed
       s.lastError = why
-      s.lastBytes = jobs[i].report.bytesTransferred
-      s.httpStatus = jobs[i].report.httpStatus
+      s.lastBytes = reports[i].bytesTransferred
+      s.httpStatus = reports[i].httpStatus
       s.failures += 1
       let hold = TaskLifecycle.doubled(Double(e.retry.backoff.seconds), pass: s.failures)
       s.backoffUntil = now + TimeSpan(seconds: Int64(min(hold, Double(e.retry.maxBackoff.seconds))))
       if !keep { s.partial = nil } else if let size { s.partial?.offset = size }
     }
     jobs[i].flight.partial = nil
-    jobs[i].report.error = why
+    reports[i].error = why
     options.log("syncfiles: failed \(e.qualifiedID): \(why)")
   }
 
@@ -230,6 +230,6 @@ extension Runner {
       if resumable, let size { s.partial?.offset = size } else { s.partial = nil }
     }
     jobs[i].flight.partial = nil
-    jobs[i].report.error = why
+    reports[i].error = why
   }
 }

@@ -23,7 +23,6 @@ public final class Runner: @unchecked Sendable {
     var task: PlannedTask
     var manifest: Int
     var life: TaskLifecycle
-    var report: TaskReport
     /// Made on first use: most tasks of a steady run never hash a byte.
     lazy var hasher = SHA256Hasher()
     /// `flight`, once made.
@@ -74,6 +73,10 @@ public final class Runner: @unchecked Sendable {
   private let lock = Lock()
   private var events: [Event] = []
   var jobs: [Job] = []
+  /// What each task did, in the jobs' order: apart from the jobs, so that the
+  /// run's report takes this array as it is instead of a copy of each
+  /// (W5: a no-op apply of 100,000 entries held both at its end).
+  var reports: [TaskReport] = []
   let startTime = monotonicSeconds()
 
   public init(
@@ -134,6 +137,11 @@ public final class Runner: @unchecked Sendable {
 
   public func run() -> RunReport {
     jobs = makeJobs()
+    reports = plan.tasks.map { t in
+      TaskReport(
+        id: t.id, url: t.entry.url.display, destination: t.entry.destinationPath, action: t.action,
+        outcome: t.action == .wait ? .waiting : .skipped, reason: t.reason)
+    }
     for i in jobs.indices where jobs[i].task.adopt != nil { adopt(i) }
     for i in jobs.indices where jobs[i].task.correctMode != nil { correctMode(i) }
     toRun = jobs.indices.filter { jobs[$0].task.runs }
@@ -174,17 +182,13 @@ public final class Runner: @unchecked Sendable {
     // (about 1 KiB each) are allocated once, not grown by doubling.
     return plan.tasks.indices.map { n in
       let t = plan.tasks[n]
-      let outcome: TaskOutcome = t.action == .wait ? .waiting : .skipped
       let sources = [t.entry.url.display] + t.entry.mirrors.map(\.display)
       let r = t.entry.retry
       let retry = TaskLifecycle.Retry(
         attempts: r.attempts, backoff: Double(r.backoff.seconds), maxBackoff: Double(r.maxBackoff.seconds))
       return Job(
         task: t, manifest: manifestOf[t.id] ?? 0,
-        life: TaskLifecycle(sources: sources, retry: retry, seed: Runner.mix(runSeed, n)),
-        report: TaskReport(
-          id: t.id, url: t.entry.url.display, destination: t.entry.destinationPath, action: t.action,
-          outcome: outcome, reason: t.reason))
+        life: TaskLifecycle(sources: sources, retry: retry, seed: Runner.mix(runSeed, n)))
     }
   }
 
@@ -205,7 +209,7 @@ public final class Runner: @unchecked Sendable {
     journal.sync()
     journal.compactIfNeeded()
     report.journalError = journal.firstError?.message
-    report.tasks = jobs.map(\.report)
+    report.tasks = reports
     report.elapsed = monotonicSeconds() - startTime
     return report
   }
@@ -303,9 +307,9 @@ public final class Runner: @unchecked Sendable {
   /// A task has ended: the tasks waiting for its bytes get them, or fetch.
   func settle(_ i: Int) {
     // The progress line counts files done; a task the run stopped is not.
-    if jobs[i].report.outcome != .interrupted { loop.finished += 1 }
+    if reports[i].outcome != .interrupted { loop.finished += 1 }
     for f in loop.same.release(after: i) where loop.stopping == nil {
-      if jobs[i].report.outcome == .installed, copy(f, from: i) {
+      if reports[i].outcome == .installed, copy(f, from: i) {
         feed(f, .copied)
       } else {
         enqueue(f)
