@@ -23,7 +23,7 @@ extension Runner {
     case .notStarted(let why): reports[i].error = why
     case .warn(let w): if !reports[i].warnings.contains(w) { reports[i].warnings.append(w) }
     case .withdrawWarning(let w): reports[i].warnings.removeAll { $0 == w }
-    case .log(let line): options.log("syncfiles: \(jobs[i].task.id): \(line)")
+    case .log(let line): options.log("syncfiles: \(plan.tasks[i].id): \(line)")
     case .end(let outcome):
       reports[i].outcome = outcome
       settle(i)
@@ -41,7 +41,7 @@ extension Runner {
       return feed(i, .couldNotStart(error.message))
     }
     loop.active += 1
-    loop.activeByHost[jobs[i].host, default: 0] += 1
+    loop.activeByHost[url(i).host, default: 0] += 1
     reports[i].attempts += 1
     transport.start(spec) { [self] r in post(.transfer(i, r)) }
   }
@@ -59,7 +59,7 @@ extension Runner {
     guard let p = jobs[i].flight.partial else { return }
     jobs[i].flight.partial = nil
     loop.installing += 1
-    installer?.add(InstallQueue.Item(index: i, partial: p, mode: jobs[i].task.entry.mode))
+    installer?.add(InstallQueue.Item(index: i, partial: p, mode: plan.tasks[i].entry.mode))
   }
 
   /// The installer is done with a task's bytes.
@@ -71,10 +71,9 @@ extension Runner {
 
   /// The transport of the plugin serving the task's current URL, opened on first use.
   func transport(for i: Int) throws(RunError) -> any Transport {
-    let url = jobs[i].url
-    guard let source = plugins.source(scheme: url.scheme) else {
-      throw .noSourcePlugin(
-        scheme: url.scheme, executable: PluginLocator.sourceExecutable(scheme: url.scheme))
+    let scheme = url(i).scheme
+    guard let source = plugins.source(scheme: scheme) else {
+      throw .noSourcePlugin(scheme: scheme, executable: PluginLocator.sourceExecutable(scheme: scheme))
     }
     let key = ObjectIdentifier(source)
     if let t = transports[key] { return t }
@@ -83,7 +82,7 @@ extension Runner {
     transportOptions.verbose = options.verbose
     transportOptions.segments = options.segments
     transportOptions.parallel = options.parallel
-    guard let t = source.makeTransport(transportOptions) else { throw .sourceCouldNotStart(scheme: url.scheme) }
+    guard let t = source.makeTransport(transportOptions) else { throw .sourceCouldNotStart(scheme: scheme) }
     transports[key] = t
     return t
   }
@@ -91,12 +90,12 @@ extension Runner {
   /// Opens what a try needs: the partial being resumed (re-hashed once),
   /// the request to send.
   func prepare(_ i: Int) throws(RunError) -> TransferSpec {
-    let t = jobs[i].task
+    let t = plan.tasks[i]
     let e = t.entry
-    let url = jobs[i].url
+    let source = url(i)
     // The report names the URL of the last try (the mirror that served), and
     // only that try's status: an earlier 503 never stands beside a later connection error.
-    reports[i].url = url.display
+    reports[i].url = source.display
     reports[i].httpStatus = nil
     if t.destinationNotAFile { throw .destinationNotAFile(path: e.destinationPath) }
     let root = manifests[jobs[i].manifest].root
@@ -105,11 +104,11 @@ extension Runner {
       do throws(InstallError) { try reopen(i, held, root: root) } catch { throw .install(error) }
     }
     var spec = TransferSpec(
-      id: t.id, url: url.text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
-      scheme: url.scheme, root: root, relative: e.destination, partial: jobs[i].flight.partial,
+      id: t.id, url: source.text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
+      scheme: source.scheme, root: root, relative: e.destination, partial: jobs[i].flight.partial,
       hasher: jobs[i].hasher, connectTimeout: e.timeout.connect, stall: e.timeout.stall,
       onBody: journalPartial(t))
-    spec.host = jobs[i].host
+    spec.host = source.host
     spec.maxBytes = e.maxBytes
     spec.network = e.network
     spec.secrets = manifests[jobs[i].manifest].secrets
@@ -129,14 +128,14 @@ extension Runner {
   /// (SPEC §8.3) asks for its missing ranges, or, when this run fetches it
   /// as one stream, is cut back to its held prefix.
   func reopen(_ i: Int, _ held: TaskState.Partial, root: String) throws(InstallError) {
-    let partial = try PartialFile(root: root, relative: jobs[i].task.entry.destination, resume: true)
+    let partial = try PartialFile(root: root, relative: plan.tasks[i].entry.destination, resume: true)
     var keep = partial.size > 0
     var hashed = partial.size
     if let ranges = held.ranges {
       let total = held.totalBytes ?? -1
       keep = keep && partial.size == total && (ranges.ranges.last?.upperBound ?? 0) <= total && ranges.count > 0
       hashed = ranges.prefix
-      if keep && (jobs[i].task.entry.segments == 1 || options.segments == 1) {
+      if keep && (plan.tasks[i].entry.segments == 1 || options.segments == 1) {
         // This run fetches it as one stream: it continues the held prefix.
         try partial.truncate(to: hashed)
         keep = hashed > 0
@@ -158,8 +157,8 @@ extension Runner {
   /// data (continued only under a version `If-Range` can name).
   func request(_ i: Int) -> RequestPolicy {
     guard let p = jobs[i].flight.partial, p.size > 0, let held = jobs[i].flight.partialValidators else {
-      if case .resume = jobs[i].task.request.condition { return .whole }
-      return jobs[i].task.request
+      if case .resume = plan.tasks[i].request.condition { return .whole }
+      return plan.tasks[i].request
     }
     return RequestPolicy.resume(size: p.size, held: held) ?? .whole
   }
@@ -191,7 +190,7 @@ extension Runner {
     case .notModified: return .notModified
     case .rangeNotSatisfiable(let total):
       // The partial may already hold the whole file; check it rather than trust an error body.
-      let known = total ?? journal.state(jobs[i].task.id).partial?.totalBytes
+      let known = total ?? journal.state(plan.tasks[i].id).partial?.totalBytes
       let whole = jobs[i].flight.partial.map { $0.size == known } ?? false
       if whole {
         jobs[i].flight.head = nil
@@ -213,7 +212,7 @@ extension Runner {
   /// entry's `verify:` plugins), and whether the destination already holds it.
   func verify(_ i: Int) -> TaskLifecycle.Verdict {
     guard let p = jobs[i].flight.partial else { return .noPartial }
-    let e = jobs[i].task.entry
+    let e = plan.tasks[i].entry
     let head = jobs[i].flight.head
     let validators = jobs[i].flight.pendingValidators
     if head?.lengthUnknown == true, let refusal = closeDelimited(i, size: p.size, validators: validators) {
@@ -242,12 +241,12 @@ extension Runner {
   /// declared sha256, verified when the leader was installed). False, with a
   /// warning, when the copy cannot be made: the task then fetches.
   func copy(_ f: Int, from leader: Int) -> Bool {
-    let e = jobs[f].task.entry
+    let e = plan.tasks[f].entry
     do throws(InstallError) {
       let p = try PartialFile(root: manifests[jobs[f].manifest].root, relative: e.destination, resume: false)
       do throws(InstallError) {
-        let how = try p.fill(from: jobs[leader].task.entry.destinationPath)
-        reports[f].copiedFrom = jobs[leader].task.id
+        let how = try p.fill(from: plan.tasks[leader].entry.destinationPath)
+        reports[f].copiedFrom = plan.tasks[leader].id
         reports[f].copyMethod = how.rawValue
       } catch {
         p.discard()
@@ -256,13 +255,13 @@ extension Runner {
       jobs[f].flight.partial = p
       reports[f].sha256 = reports[leader].sha256
       // The leader's validators name a version at its URL only.
-      if e.url == jobs[leader].task.entry.url {
+      if e.url == plan.tasks[leader].entry.url {
         jobs[f].flight.pendingValidators = jobs[leader].flight.pendingValidators
       }
       return true
     } catch {
       reports[f].warnings.append(
-        "could not copy \(jobs[leader].task.id)'s bytes (\(error.message)); fetched instead")
+        "could not copy \(plan.tasks[leader].id)'s bytes (\(error.message)); fetched instead")
       return false
     }
   }

@@ -18,18 +18,18 @@ extension Runner {
       return first
     }
     var owedByManifest: [Int: [Int]] = [:]
-    for i in jobs.indices where jobs[i].task.selected {
-      let id = jobs[i].task.id
+    for i in jobs.indices where plan.tasks[i].selected {
+      let id = plan.tasks[i].id
       let state = journal.state(id)
       if state.completeHookPending { owedByManifest[jobs[i].manifest, default: []].append(i) }
       guard state.changeHookPending else { continue }
-      let err = run(.fileChanged(jobs[i].task.entry, manifest: manifests[jobs[i].manifest]))
+      let err = run(.fileChanged(plan.tasks[i].entry, manifest: manifests[jobs[i].manifest]))
       reports[i].hookError = err
       if err == nil { journal.update(id) { $0.changeHookPending = false } }
     }
     for (m, owed) in owedByManifest.sorted(by: { $0.key < $1.key }) {
-      guard run(.manifestChanged(manifests[m], changed: owed.map { jobs[$0].task.id })) == nil else { continue }
-      for i in owed { journal.update(jobs[i].task.id) { $0.completeHookPending = false } }
+      guard run(.manifestChanged(manifests[m], changed: owed.map { plan.tasks[$0].id })) == nil else { continue }
+      for i in owed { journal.update(plan.tasks[i].id) { $0.completeHookPending = false } }
     }
     return errors
   }

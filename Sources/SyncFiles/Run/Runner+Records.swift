@@ -39,14 +39,14 @@ extension Runner {
     jobs[i].flight.partialValidators = nil
     jobs[i].flight.held = nil
     jobs[i].hasher.reset()
-    journal.update(jobs[i].task.id, flush: false) { $0.partial = nil }
+    journal.update(plan.tasks[i].id, flush: false) { $0.partial = nil }
   }
 
   /// A body whose end only the closing connection marked (SPEC §8.2): a
   /// warning, or the reason to refuse it when an earlier response for the
   /// same version (same strong ETag, or same strong date) gave another size.
   func closeDelimited(_ i: Int, size: Int64, validators now: Validators?) -> String? {
-    let state = journal.state(jobs[i].task.id)
+    let state = journal.state(plan.tasks[i].id)
     var known: Int64? = nil
     if let inst = state.installed, let now, inst.validators.isSameVersion(as: now) { known = inst.size }
     if let p = state.partial, let total = p.totalBytes, let now, p.validators.isSameVersion(as: now) { known = total }
@@ -62,10 +62,10 @@ extension Runner {
 
   /// Sets an installed file's mode without a transfer (the plan found it differs).
   func correctMode(_ i: Int) {
-    guard let mode = jobs[i].task.correctMode else { return }
+    guard let mode = plan.tasks[i].correctMode else { return }
     let root = manifests[jobs[i].manifest].root
     do {
-      try PartialFile.correctMode(root: root, relative: jobs[i].task.entry.destination, mode: mode)
+      try PartialFile.correctMode(root: root, relative: plan.tasks[i].entry.destination, mode: mode)
     } catch {
       reports[i].warnings.append(error.message)
     }
@@ -74,8 +74,8 @@ extension Runner {
   /// SPEC §8.3: the destination already holds the declared sha256 (hashed by
   /// the plan): record it as installed, unless it changed since.
   func adopt(_ i: Int) {
-    let e = jobs[i].task.entry
-    guard let planned = jobs[i].task.adopt, let now = FactGatherer.fact(at: e.destinationPath),
+    let e = plan.tasks[i].entry
+    guard let planned = plan.tasks[i].adopt, let now = FactGatherer.fact(at: e.destinationPath),
       now.size == planned.size, now.mtimeNs == planned.mtimeNs, now.isRegular
     else {
       reports[i].warnings.append(
@@ -93,7 +93,7 @@ extension Runner {
   /// record (a lost journal, a file put there by hand), the file's own bytes
   /// hash to it (read only when the sizes agree).
   func sameAsInstalled(_ i: Int, digest: String, size: Int64) -> Bool {
-    let e = jobs[i].task.entry
+    let e = plan.tasks[i].entry
     let recorded = journal.state(e.qualifiedID).installed.flatMap { $0.sha256 == nil ? nil : $0 }
     guard let f = FactGatherer.fact(at: e.destinationPath), f.isRegular, f.size == size else { return false }
     // The journal's digest speaks for the file only while the file is as the
@@ -106,7 +106,7 @@ extension Runner {
   /// The new bytes are in place: the journal records them, and the hooks they owe.
   func recordInstalled(_ i: Int) {
     guard let d = jobs[i].flight.install else { return }
-    let e = jobs[i].task.entry
+    let e = plan.tasks[i].entry
     let now = Timestamp.current()
     let previous = journal.state(e.qualifiedID).installed?.sha256
     let digest = reports[i].sha256
@@ -148,7 +148,7 @@ extension Runner {
   /// `digest`: the SHA-256 of the destination's bytes, when this run read them.
   /// `replacingRecord`: the journal's record of the destination is stale; describe the file as it is.
   func unchanged(_ i: Int, validators v: Validators?, digest: String? = nil, replacingRecord: Bool = false) {
-    let e = jobs[i].task.entry
+    let e = plan.tasks[i].entry
     let now = Timestamp.current()
     journal.update(e.qualifiedID, flush: false) { s in
       let fp = Planner.fingerprint(e)
@@ -187,16 +187,16 @@ extension Runner {
   func removeLeftoverPartial(_ i: Int) {
     jobs[i].flight.partial?.discard()
     jobs[i].flight.partial = nil
-    guard jobs[i].task.leftoverPartial else { return }
+    guard plan.tasks[i].leftoverPartial else { return }
     do throws(InstallError) {
-      try PartialFile.removeLeftover(root: manifests[jobs[i].manifest].root, relative: jobs[i].task.entry.destination)
+      try PartialFile.removeLeftover(root: manifests[jobs[i].manifest].root, relative: plan.tasks[i].entry.destination)
     } catch {
       reports[i].warnings.append(error.message)
     }
   }
 
   func fail(_ i: Int, _ reason: String, retryable: Bool) {
-    let e = jobs[i].task.entry
+    let e = plan.tasks[i].entry
     // A plugin's or server's words may echo a URL or header made from a secret.
     let why = manifests[jobs[i].manifest].redacting(reason)
     let now = Timestamp.current()
@@ -220,7 +220,7 @@ extension Runner {
   }
 
   func interrupted(_ i: Int, why: String) {
-    let e = jobs[i].task.entry
+    let e = plan.tasks[i].entry
     let size = jobs[i].flight.partial?.size
     let resumable = jobs[i].resumable && (size ?? 0) > 0
     if !resumable { jobs[i].flight.partial?.discard() }

@@ -19,8 +19,9 @@ public final class Runner: @unchecked Sendable {
     case stop(String)
   }
 
+  /// A task's state in this run; its planned task is `plan.tasks` at the
+  /// same index (a copy in each job was 12 MB for 100,000 entries).
   struct Job {
-    var task: PlannedTask
     var manifest: Int
     var life: TaskLifecycle
     /// Made on first use: most tasks of a steady run never hash a byte.
@@ -40,9 +41,6 @@ public final class Runner: @unchecked Sendable {
       }
     }
 
-    /// The source the current try uses: the url, then the mirrors.
-    var url: SourceURL { life.source == 0 ? task.entry.url : task.entry.mirrors[life.source - 1] }
-    var host: String { url.host }
     /// Partial data can be continued only when its version can be named.
     var resumable: Bool { made?.partialValidators?.ifRange != nil }
   }
@@ -142,9 +140,9 @@ public final class Runner: @unchecked Sendable {
         id: t.id, url: t.entry.url.display, destination: t.entry.destinationPath, action: t.action,
         outcome: t.action == .wait ? .waiting : .skipped, reason: t.reason)
     }
-    for i in jobs.indices where jobs[i].task.adopt != nil { adopt(i) }
-    for i in jobs.indices where jobs[i].task.correctMode != nil { correctMode(i) }
-    toRun = jobs.indices.filter { jobs[$0].task.runs }
+    for i in jobs.indices where plan.tasks[i].adopt != nil { adopt(i) }
+    for i in jobs.indices where plan.tasks[i].correctMode != nil { correctMode(i) }
+    toRun = jobs.indices.filter { plan.tasks[$0].runs }
     var report = RunReport(
       session: plan.session, started: Timestamp.current(), journal: journal.path, tasks: [], stopped: nil,
       elapsed: 0)
@@ -152,7 +150,7 @@ public final class Runner: @unchecked Sendable {
     guard !toRun.isEmpty else { return finish(report) }
     installer = InstallQueue(group: options.groupCommit) { [self] done in post(.installed(done)) }
     loop.same = SameContent(
-      toRun.map { (index: $0, sha256: jobs[$0].task.entry.sha256, action: jobs[$0].task.action) })
+      toRun.map { (index: $0, sha256: plan.tasks[$0].entry.sha256, action: plan.tasks[$0].action) })
     for i in toRun where !loop.same.followers.contains(i) { enqueue(i) }
     let deadline = options.deadline.map { startTime + $0 }
     while true {
@@ -187,7 +185,7 @@ public final class Runner: @unchecked Sendable {
       let retry = TaskLifecycle.Retry(
         attempts: r.attempts, backoff: Double(r.backoff.seconds), maxBackoff: Double(r.maxBackoff.seconds))
       return Job(
-        task: t, manifest: manifestOf[t.id] ?? 0,
+        manifest: manifestOf[t.id] ?? 0,
         life: TaskLifecycle(sources: sources, retry: retry, seed: Runner.mix(runSeed, n)))
     }
   }
@@ -216,7 +214,13 @@ public final class Runner: @unchecked Sendable {
 
   // MARK: - The scheduler
 
-  func enqueue(_ i: Int, front: Bool = false) { loop.queues.add(i, host: jobs[i].host, front: front) }
+  /// The source task `i`'s current try uses: the url, then the mirrors.
+  func url(_ i: Int) -> SourceURL {
+    let source = jobs[i].life.source
+    return source == 0 ? plan.tasks[i].entry.url : plan.tasks[i].entry.mirrors[source - 1]
+  }
+
+  func enqueue(_ i: Int, front: Bool = false) { loop.queues.add(i, host: url(i).host, front: front) }
 
   /// Starts transfers, host by host in turn, up to `parallel` and
   /// `per_host`; twice as many where the transport keeps those limits itself
@@ -263,7 +267,7 @@ public final class Runner: @unchecked Sendable {
     switch e {
     case .transfer(let i, let r):
       loop.active -= 1
-      loop.activeByHost[jobs[i].host, default: 1] -= 1
+      loop.activeByHost[url(i).host, default: 1] -= 1
       feed(i, .tried(took(i, r)))
     case .installed(let done):
       loop.installing -= done.count
