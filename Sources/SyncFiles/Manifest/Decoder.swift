@@ -286,7 +286,7 @@ struct ManifestDecoder {
   /// Expands `${NAME}` from the environment; `$${` writes a literal `${`.
   /// Unset variables are errors pointing at the reference itself.
   mutating func expand(_ node: YAMLNode, _ text: String, _ what: String) -> ExpandedString? {
-    guard text.utf8.contains(UInt8(ascii: "$")) else { return ExpandedString(plain: text) }
+    guard text.containsByte(where: { $0 == UInt8(ascii: "$") }) else { return ExpandedString(plain: text) }
     var out = ""
     var substituted = false
     var ok = true
@@ -350,7 +350,7 @@ struct ManifestDecoder {
       return nil
     }
     // By bytes: in UTF-8 these scalars are exactly the bytes <= 0x20 and 0x7F.
-    if value.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+    if value.containsByte(where: { $0 <= 0x20 || $0 == 0x7F }) {
       error(
         node.mark,
         "\(what) '\(shown)' contains a space or control character\(expanded.hasSecret ? " (after ${VAR} expansion)" : ""); percent-encode it"
@@ -381,7 +381,7 @@ struct ManifestDecoder {
     _ node: YAMLNode, _ what: String, scheme: String, rest: Substring, expanded: ExpandedString
   ) -> SourceURL? {
     let (shown, secret) = (expanded.template, expanded.hasSecret)
-    guard rest.utf8.starts(with: "//".utf8) else {
+    guard rest.withUTF8Bytes({ $0.count >= 2 && $0[0] == 0x2F && $0[1] == 0x2F }) else {
       error(node.mark, "\(what) '\(shown)' must start with \(secret ? "a scheme and //" : scheme + "://")")
       return nil
     }
@@ -500,7 +500,7 @@ struct ManifestDecoder {
       }
       // Most entries of a manifest name one server: they share its text.
       let host = UnsafeBufferPointer(rebasing: bytes[parts.host])
-      if !lastHost.utf8.elementsEqual(host) { lastHost = String(decoding: host, as: UTF8.self) }
+      if !lastHost.hasBytes(host) { lastHost = String(decoding: host, as: UTF8.self) }
       return (parts.userinfo.map(text), lastHost, parts.portNumber)
     }
   }

@@ -186,6 +186,11 @@ public enum ByteSize {
 
 extension StringProtocol {
   func trimmingSpaces() -> String {
+    let padded = withUTF8Bytes { b in
+      guard let first = b.first, let last = b.last else { return false }
+      return first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
+    }
+    if !padded { return String(self) }
     var s = Substring(self)
     while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
     while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
@@ -210,7 +215,7 @@ extension String {
   /// `lowercased()`, without building a new string when there is no
   /// upper-case ASCII letter and nothing beyond ASCII (host names, schemes).
   func lowercasedIfNeeded() -> String {
-    utf8.contains { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) } ? lowercased() : self
+    containsByte(where: { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) }) ? lowercased() : self
   }
 }
 

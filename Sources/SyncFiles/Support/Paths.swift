@@ -23,13 +23,15 @@ public enum Paths {
   /// control character: `confine` would return it unchanged. Most
   /// destinations are like this, and checking bytes is cheap.
   static func isPlainRelative(_ path: String) -> Bool {
-    guard let first = path.utf8.first, first != slash else { return false }
-    return plainComponents(path.utf8[...], asNames: true)
+    path.withUTF8Bytes { bytes in
+      guard let first = bytes.first, first != slash else { return false }
+      return plainComponents(bytes[...], asNames: true)
+    }
   }
 
   /// Components separated by single slashes, none empty, `.` or `..`; as
   /// names also at most 255 bytes and free of control characters.
-  private static func plainComponents(_ bytes: Substring.UTF8View, asNames: Bool) -> Bool {
+  private static func plainComponents(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, asNames: Bool) -> Bool {
     var length = 0
     var onlyDots = true
     for b in bytes {
@@ -54,9 +56,10 @@ public enum Paths {
   /// (what `normalize` would return unchanged). Checked byte by byte: most
   /// paths are already normal, and splitting them costs far more.
   static func isNormal(_ path: String) -> Bool {
-    let bytes = path.utf8
-    guard bytes.first == slash else { return false }
-    return bytes.count == 1 || plainComponents(path.utf8.dropFirst(), asNames: false)
+    path.withUTF8Bytes { bytes in
+      guard bytes.first == slash else { return false }
+      return bytes.count == 1 || plainComponents(bytes.dropFirst(), asNames: false)
+    }
   }
 
   public static func folder(of path: String) -> String {

@@ -89,6 +89,33 @@ import Testing
     #expect(" \r\n".trimmingWhitespace() == "")
   }
 
+  /// The byte scans the decoder uses on each entry (Support/Bytes.swift)
+  /// answer as the character rules they replace, on strings and substrings.
+  @Test func byteScansAgreeWithTheCharacterRules() {
+    for s in ["", "a", "https://h/${X}", "ünï ${", "x\u{7F}", "tab\there", String(repeating: "é", count: 40)] {
+      #expect(s.containsByte(where: { $0 == 0x24 }) == s.contains("$"), "\(s)")
+      #expect(
+        s.containsByte(where: { $0 <= 0x20 || $0 == 0x7F })
+          == s.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F })
+      let sub = s.dropFirst()
+      #expect(sub.containsByte(where: { $0 == 0x24 }) == sub.contains("$"))
+      for other in ["", "a", s, s + "x", String(s.dropLast())] {
+        let equal = Array(other.utf8).withUnsafeBufferPointer { s.hasBytes($0) }
+        #expect(equal == (s == other), "\(s) \(other)")
+      }
+    }
+    #expect("Data.Example.ORG".lowercasedIfNeeded() == "data.example.org")
+    #expect("data.example.org".lowercasedIfNeeded() == "data.example.org")
+    #expect("ÜNÏ".lowercasedIfNeeded() == "ünï")
+    for (text, trimmed) in [
+      ("4KiB", "4KiB"), (" 4KiB", "4KiB"), ("4KiB\t", "4KiB"), (" \t ", ""), ("", ""), ("a b", "a b"),
+    ] {
+      #expect(text.trimmingSpaces() == trimmed, "'\(text)'")
+      #expect(text[...].trimmingSpaces() == trimmed)
+    }
+    #expect(ByteSize.parse(" 4.5KiB\t") == .success(4608))
+  }
+
   /// The engine's one-pass fields give what `headerValue` gives for every
   /// name it reads: any case, the last field wins, the value trimmed.
   @Test func responseFieldsAgreeWithHeaderLookup() {
