@@ -607,10 +607,10 @@ extension ManifestDecoder {
     }
     // Normal as it stands: the root is, and a confined destination has no
     // empty, `.` or `..` component.
-    let prefix = manifest.root == "/" ? "/" : manifest.root + "/"
+    let path = String(manifest.root, manifest.root == "/" ? nil : UInt8(ascii: "/"), relative)
     var entry = FileEntry.Values(
-      id: id, qualifiedID: manifest.name + "/" + id, url: url, destinationPath: prefix + relative,
-      destinationStart: UInt32(prefix.utf8.count), mark: item.mark, destinationMark: dest.mark)
+      id: id, qualifiedID: String(manifest.name, UInt8(ascii: "/"), id), url: url, destinationPath: path,
+      destinationStart: UInt32(path.utf8.count - relative.utf8.count), mark: item.mark, destinationMark: dest.mark)
     entry.expectedBytes = f.expectedBytes
     entry.sha256 = f.sha256
     entry.notBefore = f.notBefore

@@ -116,6 +116,18 @@ import Testing
     #expect(ByteSize.parse(" 4.5KiB\t") == .success(4608))
   }
 
+  /// A path or id joined in one allocation is the same text as `+` makes.
+  @Test func joinedInOneAllocationAsPlusJoins() {
+    let parts = ["", "/", "a", "/var/tmp/w5/dest", "dést/ünï", String(repeating: "x", count: 300)]
+    for a in parts {
+      for b in parts {
+        #expect(String(a, UInt8(ascii: "/"), b) == a + "/" + b)
+        #expect(String(a, nil, b) == a + b)
+        #expect(String(a, nil, b).utf8.count == a.utf8.count + b.utf8.count)
+      }
+    }
+  }
+
   /// The engine's one-pass fields give what `headerValue` gives for every
   /// name it reads: any case, the last field wins, the value trimmed.
   @Test func responseFieldsAgreeWithHeaderLookup() {
