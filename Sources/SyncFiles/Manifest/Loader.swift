@@ -195,11 +195,21 @@ public struct ManifestLoader: Sendable {
       return "'\(e.qualifiedID)' (\(m.path):\(e.destinationMark))"
     }
     var conflicts: [Diagnostic] = []
+    // Entries that write a path another entry writes first (by manifest,
+    // then entry), so the second pass need not look each path up again.
+    var seconds = Set<[Int]>()
+    /// The path's owner, made `me` if it had none: one lookup either way.
+    func claim(_ owner: inout (m: Int, e: Int), _ me: (m: Int, e: Int)) -> (m: Int, e: Int)? {
+      guard owner.m < 0 else { return owner }
+      owner = me
+      return nil
+    }
     // Entries are reached by index throughout: iterating would copy each one.
     for (mi, m) in set.manifests.enumerated() {
       for ei in m.files.indices {
         let path = m.files[ei].destinationPath
-        if let first = owners[path] {
+        if let first = claim(&owners[path, default: (-1, -1)], (mi, ei)) {
+          seconds.insert([mi, ei])
           let e = m.files[ei]
           conflicts.append(
             Diagnostic(
@@ -207,8 +217,6 @@ public struct ManifestLoader: Sendable {
               message:
                 "destination '\(e.destinationPath)' of '\(e.qualifiedID)' is also the destination of \(describe(first))"
             ))
-        } else {
-          owners[path] = (mi, ei)
         }
       }
     }
@@ -217,8 +225,8 @@ public struct ManifestLoader: Sendable {
     var clear = Set<String>()
     for (mi, m) in set.manifests.enumerated() {
       for ei in m.files.indices {
+        guard seconds.isEmpty || !seconds.contains([mi, ei]) else { continue }
         let path = m.files[ei].destinationPath
-        guard let o = owners[path], o == (mi, ei) else { continue }
         var walked: [String] = []
         var nearest: (folder: String, owner: (m: Int, e: Int))? = nil
         var folder = Paths.folder(of: path)

@@ -97,6 +97,20 @@ private func manifest(name: String? = nil, root: String? = nil, journal: String?
         == true)
   }
 
+  /// Every later writer of a path names the first; only the first writer's
+  /// folders are checked, so a blocked folder is reported once.
+  @Test func threeWritersOfOnePathAndABlockedFolder() {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let files = [("a", "d/f"), ("b", "d/f"), ("c", "./d/f"), ("blocker", "d"), ("e", "x/y")]
+    write(manifest(files: files), to: dir + "/a.yaml")
+    let e = errors(load(dir, ["a.yaml"]).diagnostics).map(\.message)
+    #expect(e.filter { $0.hasSuffix("is also the destination of 'a/a' (a.yaml:5:18)") }.count == 2, "\(e)")
+    #expect(e.contains { $0.contains("of 'a/b' is also") } && e.contains { $0.contains("of 'a/c' is also") })
+    #expect(e.filter { $0.contains("needs a folder at '\(dir)/d'") }.count == 1, "\(e)")
+    #expect(e.count == 3, "\(e)")
+  }
+
   @Test func duplicateManifestNames() {
     let dir = makeTempDir()
     defer { try? FileManager.default.removeItem(atPath: dir) }
