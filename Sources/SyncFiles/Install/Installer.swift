@@ -31,7 +31,7 @@ public final class PartialFile: @unchecked Sendable {
 
   /// Where partial data of a destination lives: hidden, in the destination's own folder.
   public static func path(for destination: String) -> String {
-    Paths.folder(of: destination) + "/" + partialName(for: Paths.fileName(of: destination))
+    Paths.sibling(of: destination, prefix: ".", suffix: suffix)
   }
 
   /// Opens the partial for `relative` (normalized, inside `root`): appended to

@@ -90,6 +90,30 @@ public enum Paths {
     }
   }
 
+  /// `folder(of: path) + "/" + prefix + fileName(of: path) + suffix`, made
+  /// in one allocation: a partial's path is asked for each task in a plan.
+  public static func sibling(of path: String, prefix: String, suffix: String) -> String {
+    var prefix = prefix
+    var suffix = suffix
+    return split(path) { bytes, slashAt in
+      // The folder as `folder(of:)` gives it: "." without a slash, "/" for a slash at 0.
+      let head = slashAt.map { UnsafeBufferPointer(rebasing: bytes[..<max($0, 1)]) }
+      let name = UnsafeBufferPointer(rebasing: bytes[(slashAt.map { $0 + 1 } ?? 0)...])
+      return prefix.withUTF8 { p in
+        suffix.withUTF8 { x in
+          String(unsafeUninitializedCapacity: (head?.count ?? 1) + 1 + p.count + name.count + x.count) { out in
+            var k = 1
+            if let head { k = out.initialize(fromContentsOf: head) } else { out[0] = dot }
+            out[k] = slash
+            k = out[(k + 1)...].initialize(fromContentsOf: p)
+            k = out[k...].initialize(fromContentsOf: name)
+            return out[k...].initialize(fromContentsOf: x)
+          }
+        }
+      }
+    }
+  }
+
   /// File name without its last extension.
   public static func stem(of path: String) -> String {
     let name = fileName(of: path)

@@ -116,6 +116,17 @@ import Testing
     #expect(ByteSize.parse(" 4.5KiB\t") == .success(4608))
   }
 
+  /// A partial's path made in one allocation is the one folder and name make.
+  @Test func aSiblingPathIsFolderSlashPrefixNameSuffix() {
+    for path in ["", "/", "x", "/x", "//x", "a/", "/a/b.bin", "a/b", "/var/tmp/w5/dest/d000/f0.bin", "/dé/ünï.txt"] {
+      let old = Paths.folder(of: path) + "/" + "." + Paths.fileName(of: path) + ".syncfiles-partial"
+      #expect(Paths.sibling(of: path, prefix: ".", suffix: ".syncfiles-partial") == old, "\(path)")
+      #expect(
+        Paths.sibling(of: path, prefix: "", suffix: "") == Paths.folder(of: path) + "/" + Paths.fileName(of: path))
+    }
+    #expect(PartialFile.path(for: "/srv/data/f.csv") == "/srv/data/.f.csv.syncfiles-partial")
+  }
+
   /// A path or id joined in one allocation is the same text as `+` makes.
   @Test func joinedInOneAllocationAsPlusJoins() {
     let parts = ["", "/", "a", "/var/tmp/w5/dest", "dést/ünï", String(repeating: "x", count: 300)]
