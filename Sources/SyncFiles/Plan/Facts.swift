@@ -82,7 +82,8 @@ public enum FactGatherer {
     var disksByFolder: [String: DiskFact] = [:]
     // Folders that do not exist: nothing in them needs a stat of its own.
     var missingFolders = Set<String>()
-    var partials = PartialLookup(manifests)
+    // Counted when first needed: a plan whose folders do not exist yet needs none.
+    var partials: PartialLookup? = nil
     for m in manifests {
       for e in m.files {
         let folder = Paths.folder(of: e.destinationPath)
@@ -102,7 +103,8 @@ public enum FactGatherer {
           if let f = fact(at: held) { facts.files[held] = f }
         } else if !inMissingFolder {
           let partial = PartialFile.path(for: e.destinationPath)
-          if partials.mayExist(partial, in: folder), let f = fact(at: partial) { facts.files[partial] = f }
+          if partials == nil { partials = PartialLookup(manifests) }
+          if partials!.mayExist(partial, in: folder), let f = fact(at: partial) { facts.files[partial] = f }
         }
       }
     }
