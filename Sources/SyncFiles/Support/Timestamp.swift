@@ -117,7 +117,12 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
   /// Parses an RFC 3339 date-time (`2026-12-01T00:00:00Z`, `…T01:00:00.5+01:00`).
   /// Fractions of a second are dropped. Returns nil when malformed.
   public static func parseRFC3339(_ text: String) -> Timestamp? {
-    let b = Array(text.utf8)
+    // Over the bytes in place, with no array made: a manifest may give a
+    // `not_before` in each of 100,000 entries (W5).
+    text.withUTF8Bytes(parseRFC3339)
+  }
+
+  private static func parseRFC3339(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
     var i = 0
     func digits(_ n: Int) -> Int? {
       guard i + n <= b.count else { return nil }
@@ -130,14 +135,14 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
       i += n
       return v
     }
-    func expect(_ c: UInt8, or others: UInt8...) -> Bool {
-      guard i < b.count, b[i] == c || others.contains(b[i]) else { return false }
+    func expect(_ accepted: (UInt8) -> Bool) -> Bool {
+      guard i < b.count, accepted(b[i]) else { return false }
       i += 1
       return true
     }
-    guard let year = digits(4), expect(45), let month = digits(2), expect(45),
-      let day = digits(2), expect(84, or: 116, 32),  // T t space
-      let hour = digits(2), expect(58), let minute = digits(2), expect(58),
+    guard let year = digits(4), expect({ $0 == 45 }), let month = digits(2), expect({ $0 == 45 }),
+      let day = digits(2), expect({ $0 == 84 || $0 == 116 || $0 == 32 }),  // T t space
+      let hour = digits(2), expect({ $0 == 58 }), let minute = digits(2), expect({ $0 == 58 }),
       let second = digits(2)
     else { return nil }
     if i < b.count && b[i] == 46 {  // fraction
@@ -153,7 +158,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     } else if b[i] == 43 || b[i] == 45 {  // + -
       let sign = b[i] == 43 ? 1 : -1
       i += 1
-      guard let oh = digits(2), expect(58), let om = digits(2), oh <= 23, om <= 59 else { return nil }
+      guard let oh = digits(2), expect({ $0 == 58 }), let om = digits(2), oh <= 23, om <= 59 else { return nil }
       offset = sign * (oh * 3600 + om * 60)
     } else {
       return nil

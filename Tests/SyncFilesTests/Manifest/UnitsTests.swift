@@ -80,6 +80,8 @@ import Testing
     #expect(Timestamp.parseRFC3339("2026-12-01t00:00:00.123z")?.rfc3339 == "2026-12-01T00:00:00Z")
     #expect(Timestamp.parseRFC3339("2024-02-29T12:00:00-05:00")?.rfc3339 == "2024-02-29T17:00:00Z")
     #expect(Timestamp.parseRFC3339("1969-12-31T23:59:59Z")?.seconds == -1)
+    #expect(Timestamp.parseRFC3339("2026-12-01 00:00:00Z")?.rfc3339 == "2026-12-01T00:00:00Z")
+    #expect(Timestamp.parseRFC3339(String("x2026-12-01T00:00:00Z".dropFirst()))?.rfc3339 == "2026-12-01T00:00:00Z")
   }
 
   @Test(arguments: [
