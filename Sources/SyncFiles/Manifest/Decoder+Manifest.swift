@@ -299,12 +299,12 @@ extension ManifestDecoder {
         }
       }
     }
-    let allowed = isDefaults ? Keys.defaults : Keys.file
-    let nonDefaultable = Keys.perFileOnly
+    // Defaults are checked against every file key: those that name one file
+    // were reported above and are dropped here.
     guard
       let f = fields(
-        isDefaults ? filtered(node, dropping: nonDefaultable) : node, what, allowed: allowed,
-        suggestFrom: Keys.file)
+        isDefaults ? filtered(node, dropping: Keys.perFileOnly) : node, what, allowed: Keys.file,
+        suggestFrom: Keys.file, fileKeyed: true)
     else { return nil }
     var r = FileFields()
     r.marks = f.mapValues(\.value.mark)
@@ -314,27 +314,27 @@ extension ManifestDecoder {
     decodeSizes(f, into: &r, label: label)
     decodeWhen(f, into: &r, label: label)
     decodePatience(f, into: &r, label: label)
-    if let p = f["discretionary"] { r.discretionary = bool(p.value, label("discretionary")) }
-    if let p = f["segments"] { r.segments = decodeSegments(p.value, label("segments")) }
-    if let p = f["headers"] { r.headers = decodeHeaders(p.value, label("headers")) }
-    if let p = f["mode"] { r.mode = decodeMode(p.value, label("mode")) }
-    if let p = f["on_change"] { r.onChange = command(p.value, label("on_change")) }
-    if let p = f["verify"] { r.verify = decodeVerify(p.value, label("verify")) }
+    if let p = f[.discretionary] { r.discretionary = bool(p.value, label("discretionary")) }
+    if let p = f[.segments] { r.segments = decodeSegments(p.value, label("segments")) }
+    if let p = f[.headers] { r.headers = decodeHeaders(p.value, label("headers")) }
+    if let p = f[.mode] { r.mode = decodeMode(p.value, label("mode")) }
+    if let p = f[.onChange] { r.onChange = command(p.value, label("on_change")) }
+    if let p = f[.verify] { r.verify = decodeVerify(p.value, label("verify")) }
     decodeNetwork(f, into: &r, label: label)
     return r
   }
 
   /// id, url, mirrors and destination: where the file comes from and goes.
   mutating func decodeSource(_ f: Fields<YAMLPair>, into r: inout FileFields) {
-    if let p = f["id"], let s = string(p.value, "id") {
+    if let p = f[.id], let s = string(p.value, "id") {
       if isIdentifier(s) {
         r.id = s
       } else {
         error(p.value.mark, "id '\(s)' may use only letters, digits, '.', '_' and '-'")
       }
     }
-    if let p = f["url"] { r.url = url(p.value, "url") }
-    if let p = f["mirrors"] {
+    if let p = f[.url] { r.url = url(p.value, "url") }
+    if let p = f[.mirrors] {
       if case .sequence(let items) = p.value.kind {
         var list: [SourceURL] = []
         for item in items { if let u = url(item, "mirror") { list.append(u) } }
@@ -343,7 +343,7 @@ extension ManifestDecoder {
         error(p.value.mark, "mirrors must be a list of URLs, found \(p.value.kindName)")
       }
     }
-    if let p = f["destination"], let s = string(p.value, "destination") {
+    if let p = f[.destination], let s = string(p.value, "destination") {
       // Confined to root in makeEntry, once root is known.
       r.destination = (s, p.value.mark)
     }
@@ -351,15 +351,15 @@ extension ManifestDecoder {
 
   /// expected_bytes, max_bytes and sha256: what the bytes must be.
   mutating func decodeSizes(_ f: Fields<YAMLPair>, into r: inout FileFields, label: (String) -> String) {
-    if let p = f["expected_bytes"] { r.expectedBytes = size(p.value, label("expected_bytes")) }
-    if let p = f["max_bytes"] {
+    if let p = f[.expectedBytes] { r.expectedBytes = size(p.value, label("expected_bytes")) }
+    if let p = f[.maxBytes] {
       r.maxBytes = size(p.value, label("max_bytes"))
       if r.maxBytes == 0 {
         error(p.value.mark, "\(label("max_bytes")) of 0 would abort every transfer")
         r.maxBytes = nil
       }
     }
-    if let p = f["sha256"], let s = string(p.value, "sha256") {
+    if let p = f[.sha256], let s = string(p.value, "sha256") {
       let hex = s.lowercased()
       if hex.count == 64 && hex.allSatisfy({ $0.isHexDigit }) {
         r.sha256 = hex
@@ -374,7 +374,7 @@ extension ManifestDecoder {
 
   /// schedule and not_before: when the file is due.
   mutating func decodeWhen(_ f: Fields<YAMLPair>, into r: inout FileFields, label: (String) -> String) {
-    if let p = f["schedule"], let s = string(p.value, label("schedule")) {
+    if let p = f[.schedule], let s = string(p.value, label("schedule")) {
       switch Schedule.parse(s) {
       case .success(let sch):
         if case .cron(let c) = sch, c.next(after: Timestamp(year: 2024, month: 1, day: 1)) == nil {
@@ -391,7 +391,7 @@ extension ManifestDecoder {
       case .failure(let e): error(p.value.mark, "\(label("schedule")): \(e.message)")
       }
     }
-    if let p = f["not_before"], let s = string(p.value, label("not_before")) {
+    if let p = f[.notBefore], let s = string(p.value, label("not_before")) {
       if let t = Timestamp.parseRFC3339(s) {
         r.notBefore = t
       } else {
@@ -404,7 +404,7 @@ extension ManifestDecoder {
 
   /// retry and timeout: how long to keep trying.
   mutating func decodePatience(_ f: Fields<YAMLPair>, into r: inout FileFields, label: (String) -> String) {
-    if let p = f["retry"], let rf = fields(p.value, label("retry"), allowed: Keys.retry) {
+    if let p = f[.retry], let rf = fields(p.value, label("retry"), allowed: Keys.retry) {
       if let a = rf["attempts"] { r.attempts = integer(a.value, label("retry.attempts"), range: 1...100) }
       if let b = rf["backoff"] { r.backoff = duration(b.value, label("retry.backoff")) }
       if let m = rf["max_backoff"] {
@@ -412,7 +412,7 @@ extension ManifestDecoder {
         r.marks["max_backoff"] = m.value.mark
       }
     }
-    if let p = f["timeout"], let tf = fields(p.value, label("timeout"), allowed: Keys.timeout) {
+    if let p = f[.timeout], let tf = fields(p.value, label("timeout"), allowed: Keys.timeout) {
       if let c = tf["connect"] { r.connect = duration(c.value, label("timeout.connect")) }
       if let s = tf["stall"] { r.stall = duration(s.value, label("timeout.stall")) }
     }
@@ -566,9 +566,9 @@ extension ManifestDecoder {
   /// Checks the merged keys of one entry and builds it.
   mutating func makeEntry(_ f: FileFields, item: YAMLNode, manifest: Manifest) -> FileEntry? {
     var missing: [String] = []
-    if f.marks["id"] == nil { missing.append("id") }
-    if f.marks["url"] == nil { missing.append("url") }
-    if f.marks["destination"] == nil { missing.append("destination") }
+    if f.marks[.id] == nil { missing.append("id") }
+    if f.marks[.url] == nil { missing.append("url") }
+    if f.marks[.destination] == nil { missing.append("destination") }
     if !missing.isEmpty {
       let label = f.id.map { "file entry '\($0)'" } ?? "file entry"
       error(
@@ -590,7 +590,7 @@ extension ManifestDecoder {
       maxBackoff: f.maxBackoff ?? RetryPolicy().maxBackoff)
     if retry.maxBackoff < retry.backoff {
       error(
-        f.marks["max_backoff"] ?? f.marks["retry"],
+        f.marks["max_backoff"] ?? f.marks[.retry],
         "retry.max_backoff (\(retry.maxBackoff)) is shorter than retry.backoff (\(retry.backoff))")
     }
     var timeout = Timeouts()
@@ -598,12 +598,12 @@ extension ManifestDecoder {
     if let s = f.stall { timeout.stall = s }
     if let e = f.expectedBytes, let m = f.maxBytes, e > m {
       error(
-        f.marks["expected_bytes"] ?? item.mark,
+        f.marks[.expectedBytes] ?? item.mark,
         "expected_bytes (\(ByteSize.format(e))) is larger than max_bytes (\(ByteSize.format(m))): every transfer would be aborted"
       )
     }
     if url.scheme == "http", f.headers?.contains(where: { $0.name.lowercased().contains("auth") }) == true {
-      warning(f.marks["headers"] ?? item.mark, "credentials in headers would travel over plain http; use https")
+      warning(f.marks[.headers] ?? item.mark, "credentials in headers would travel over plain http; use https")
     }
     // Normal as it stands: the root is, and a confined destination has no
     // empty, `.` or `..` component.
@@ -619,13 +619,13 @@ extension ManifestDecoder {
     checkNetwork(o.network, marks: f.marks)
     if o.discretionary && manifest.conditions.isEmpty {
       warning(
-        f.marks["discretionary"] ?? item.mark,
+        f.marks[.discretionary] ?? item.mark,
         "discretionary has no effect: this manifest sets no conditions (window, ac_power)")
     }
     if (url.scheme == "http" || url.scheme == "https") && entry.sha256 == nil && o.maxBytes == nil
       && o.verify.isEmpty
     {
-      warning(f.marks["url"] ?? item.mark) {
+      warning(f.marks[.url] ?? item.mark) {
         "nothing bounds or verifies what '\(id)' installs: add sha256, or at least max_bytes"
       }
     }

@@ -9,8 +9,19 @@ struct Fields<Value>: Sequence {
   // Keys apart from values: a lookup compares keys without copying pairs.
   private var keys: [String] = []
   private var values: [Value] = []
+  /// For a file entry's keys: the `FileKey`s present, so that looking up
+  /// an absent one tests a bit instead of comparing every key.
+  private var present: UInt64 = 0
+  private var keyed = false
 
   var count: Int { keys.count }
+
+  /// Fields of a file entry or of `defaults`, whose keys are `Keys.file`.
+  static func fileKeyed() -> Fields {
+    var f = Fields()
+    f.keyed = true
+    return f
+  }
 
   mutating func reserveCapacity(_ n: Int) {
     keys.reserveCapacity(n)
@@ -31,18 +42,27 @@ struct Fields<Value>: Sequence {
         } else {
           keys.remove(at: i)
           values.remove(at: i)
+          if keyed, let k = Keys.file.firstIndex(where: { sameKey($0, key) }) { present &= ~FileKey.allCases[k].bit }
         }
       } else if let newValue {
-        keys.append(key)
-        values.append(newValue)
+        append(
+          new: key, newValue,
+          as: keyed ? Keys.file.firstIndex(where: { sameKey($0, key) }).map { FileKey.allCases[$0] } : nil)
       }
     }
   }
 
-  /// Adds a key the caller knows is absent (no scan for it).
-  mutating func append(new key: String, _ value: Value) {
+  subscript(key: FileKey) -> Value? {
+    if keyed && present & key.bit == 0 { return nil }
+    return self[key.name]
+  }
+
+  /// Adds a key the caller knows is absent (no scan for it); `fileKey` is
+  /// what it is among a file entry's keys.
+  mutating func append(new key: String, _ value: Value, as fileKey: FileKey? = nil) {
     keys.append(key)
     values.append(value)
+    if let fileKey { present |= fileKey.bit }
   }
 
   /// The same keys, each with its value transformed.
@@ -50,6 +70,8 @@ struct Fields<Value>: Sequence {
     var out = Fields<T>()
     out.keys = keys
     out.values = values.map(transform)
+    out.present = present
+    out.keyed = keyed
     return out
   }
 
@@ -132,14 +154,16 @@ struct ManifestDecoder {
 
   /// The pairs of a mapping by key, after reporting non-mappings, non-scalar
   /// keys, duplicate keys and unknown keys (with a "did you mean").
-  mutating func fields(_ node: YAMLNode, _ what: String, allowed: [String], suggestFrom: [String]? = nil)
-    -> Fields<YAMLPair>?
-  {
+  /// The pairs of a mapping by key, each key checked against `allowed`
+  /// (`Keys.file` when `fileKeyed`: the fields then know which are present).
+  mutating func fields(
+    _ node: YAMLNode, _ what: String, allowed: [String], suggestFrom: [String]? = nil, fileKeyed: Bool = false
+  ) -> Fields<YAMLPair>? {
     guard case .mapping(let pairs) = node.kind else {
       error(node.mark, "\(what) must be a mapping, found \(node.kindName)")
       return nil
     }
-    var out = Fields<YAMLPair>()
+    var out = fileKeyed ? Fields<YAMLPair>.fileKeyed() : Fields<YAMLPair>()
     out.reserveCapacity(pairs.count)
     for pair in pairs {
       guard case .scalar(let key, _) = pair.key.kind else {
@@ -150,11 +174,11 @@ struct ManifestDecoder {
         error(pair.key.mark, "duplicate key '\(key)' in \(what) (first set at line \(first.key.mark.line))")
         continue
       }
-      guard allowed.contains(where: { sameKey($0, key) }) else {
+      guard let position = allowed.firstIndex(where: { sameKey($0, key) }) else {
         unknownKey(key, at: pair.key.mark, in: what, allowed: suggestFrom ?? allowed)
         continue
       }
-      out.append(new: key, pair)
+      out.append(new: key, pair, as: fileKeyed ? FileKey(rawValue: position) : nil)
     }
     return out
   }

@@ -1,3 +1,16 @@
+/// A key of a file entry (or of `defaults`), by its place in `Keys.file`:
+/// the decoder looks each one up in every entry, and most are absent.
+enum FileKey: Int, CaseIterable {
+  case id, url, mirrors, destination, expectedBytes, maxBytes, sha256, schedule, notBefore
+  case discretionary, headers, mode, retry, timeout, onChange, verify, tls, proxy, netrc
+  case segments
+
+  /// The key as written in a manifest.
+  var name: String { Keys.file[rawValue] }
+  /// Its bit in a set of present keys.
+  var bit: UInt64 { 1 << UInt64(rawValue) }
+}
+
 /// The keys of the manifest format (SPEC §4), per context.
 enum Keys {
   static let top = [

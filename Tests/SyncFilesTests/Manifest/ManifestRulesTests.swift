@@ -227,3 +227,33 @@ extension String {
     return replacingCharacters(in: r, with: b)
   }
 }
+
+/// The decoder's typed file keys name the keys of `Keys.file`, each its own.
+@Suite struct FileKeyTests {
+  @Test func eachCaseIsTheKeyItNames() {
+    #expect(FileKey.allCases.count == Keys.file.count)
+    for k in FileKey.allCases {
+      // `expectedBytes` names `expected_bytes`.
+      var snake = ""
+      for c in String(describing: k) { snake += c.isUppercase ? "_" + c.lowercased() : String(c) }
+      #expect(k.name == snake, "\(k)")
+    }
+  }
+
+  /// Lookups by typed key and by name agree as keys come and go, a key
+  /// outside `Keys.file` included.
+  @Test func typedAndNamedLookupsAgree() {
+    var f = Fields<Int>.fileKeyed()
+    f.append(new: "url", 1, as: .url)
+    f["max_backoff"] = 2
+    f["not_before"] = 3
+    #expect(f[.url] == 1 && f[.notBefore] == 3 && f[.id] == nil)
+    f["not_before"] = nil
+    #expect(f[.notBefore] == nil && f["max_backoff"] == 2)
+    let marks = f.mapValues { $0 * 10 }
+    #expect(marks[.url] == 10 && marks[.notBefore] == nil)
+    var plain = Fields<Int>()
+    plain["segments"] = 4
+    #expect(plain[.segments] == 4)
+  }
+}
