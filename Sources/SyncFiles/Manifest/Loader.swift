@@ -182,24 +182,61 @@ public struct ManifestLoader: Sendable {
     set.diagnostics += destinationConflicts(set)
   }
 
+  /// An entry by (manifest, entry) indices: copying entries into the
+  /// tables would cost more than the whole check.
+  typealias EntryIndex = (m: Int, e: Int)
+
   /// Two tasks writing one path, or one task's file standing where another
   /// needs a folder.
   func destinationConflicts(_ set: ManifestSet) -> [Diagnostic] {
-    // Who writes each destination, as (manifest, entry) indices: copying
-    // entries into the table would cost more than the whole check.
-    var owners: [String: (m: Int, e: Int)] = [:]
-    owners.reserveCapacity(set.fileCount)
-    func describe(_ o: (m: Int, e: Int)) -> String {
+    func describe(_ o: EntryIndex) -> String {
       let m = set.manifests[o.m]
       let e = m.files[o.e]
       return "'\(e.qualifiedID)' (\(m.path):\(e.destinationMark))"
     }
-    var conflicts: [Diagnostic] = []
-    // Entries that write a path another entry writes first (by manifest,
-    // then entry), so the second pass need not look each path up again.
+    let (owners, seconds, firstPass) = sameDestinations(set, describe)
+    var conflicts = firstPass
+    // Folders known to be no task's destination, all the way up: most
+    // destinations share their folders, so each folder is looked up once.
+    var clear = Set<String>()
+    for (mi, m) in set.manifests.enumerated() {
+      for ei in m.files.indices {
+        guard seconds.isEmpty || !seconds.contains([mi, ei]) else { continue }
+        var walked: [String] = []
+        var nearest: (folder: String, owner: EntryIndex)? = nil
+        var folder = Paths.folder(of: m.files[ei].destinationPath)
+        while folder != "/" && !clear.contains(folder) {
+          if nearest == nil, let other = owners[folder] { nearest = (folder, other) }
+          walked.append(folder)
+          folder = Paths.folder(of: folder)
+        }
+        guard let (folder, other) = nearest else {
+          clear.formUnion(walked)
+          continue
+        }
+        let e = m.files[ei]
+        conflicts.append(
+          Diagnostic(
+            file: m.path, mark: e.destinationMark, severity: .error,
+            message:
+              "destination of '\(e.qualifiedID)' needs a folder at '\(folder)', which is the destination file of \(describe(other))"
+          ))
+      }
+    }
+    return conflicts
+  }
+
+  /// Who writes each destination first (by manifest, then entry), the
+  /// entries that write one a second time, and an error for each of those.
+  private func sameDestinations(_ set: ManifestSet, _ describe: (EntryIndex) -> String)
+    -> (owners: [String: EntryIndex], seconds: Set<[Int]>, conflicts: [Diagnostic])
+  {
+    var owners: [String: EntryIndex] = [:]
+    owners.reserveCapacity(set.fileCount)
     var seconds = Set<[Int]>()
+    var conflicts: [Diagnostic] = []
     /// The path's owner, made `me` if it had none: one lookup either way.
-    func claim(_ owner: inout (m: Int, e: Int), _ me: (m: Int, e: Int)) -> (m: Int, e: Int)? {
+    func claim(_ owner: inout EntryIndex, _ me: EntryIndex) -> EntryIndex? {
       guard owner.m < 0 else { return owner }
       owner = me
       return nil
@@ -207,48 +244,18 @@ public struct ManifestLoader: Sendable {
     // Entries are reached by index throughout: iterating would copy each one.
     for (mi, m) in set.manifests.enumerated() {
       for ei in m.files.indices {
-        let path = m.files[ei].destinationPath
-        if let first = claim(&owners[path, default: (-1, -1)], (mi, ei)) {
-          seconds.insert([mi, ei])
-          let e = m.files[ei]
-          conflicts.append(
-            Diagnostic(
-              file: m.path, mark: e.destinationMark, severity: .error,
-              message:
-                "destination '\(e.destinationPath)' of '\(e.qualifiedID)' is also the destination of \(describe(first))"
-            ))
-        }
+        guard let first = claim(&owners[m.files[ei].destinationPath, default: (-1, -1)], (mi, ei)) else { continue }
+        seconds.insert([mi, ei])
+        let e = m.files[ei]
+        conflicts.append(
+          Diagnostic(
+            file: m.path, mark: e.destinationMark, severity: .error,
+            message:
+              "destination '\(e.destinationPath)' of '\(e.qualifiedID)' is also the destination of \(describe(first))"
+          ))
       }
     }
-    // Folders known to be no task's destination, all the way up: most
-    // destinations share their folders, so each folder is looked up once.
-    var clear = Set<String>()
-    for (mi, m) in set.manifests.enumerated() {
-      for ei in m.files.indices {
-        guard seconds.isEmpty || !seconds.contains([mi, ei]) else { continue }
-        let path = m.files[ei].destinationPath
-        var walked: [String] = []
-        var nearest: (folder: String, owner: (m: Int, e: Int))? = nil
-        var folder = Paths.folder(of: path)
-        while folder != "/" && !clear.contains(folder) {
-          if nearest == nil, let other = owners[folder] { nearest = (folder, other) }
-          walked.append(folder)
-          folder = Paths.folder(of: folder)
-        }
-        if let (folder, other) = nearest {
-          let e = m.files[ei]
-          conflicts.append(
-            Diagnostic(
-              file: m.path, mark: e.destinationMark, severity: .error,
-              message:
-                "destination of '\(e.qualifiedID)' needs a folder at '\(folder)', which is the destination file of \(describe(other))"
-            ))
-        } else {
-          clear.formUnion(walked)
-        }
-      }
-    }
-    return conflicts
+    return (owners, seconds, conflicts)
   }
 }
 
