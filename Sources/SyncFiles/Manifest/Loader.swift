@@ -216,10 +216,9 @@ public struct ManifestLoader: Sendable {
         }
         let e = m.files[ei]
         conflicts.append(
-          Diagnostic(
-            file: m.path, mark: e.destinationMark, severity: .error,
-            message:
-              "destination of '\(e.qualifiedID)' needs a folder at '\(folder)', which is the destination file of \(describe(other))"
+          Self.conflict(
+            m, e,
+            "destination of '\(e.qualifiedID)' needs a folder at '\(folder)', which is the destination file of \(describe(other))"
           ))
       }
     }
@@ -248,14 +247,18 @@ public struct ManifestLoader: Sendable {
         seconds.insert([mi, ei])
         let e = m.files[ei]
         conflicts.append(
-          Diagnostic(
-            file: m.path, mark: e.destinationMark, severity: .error,
-            message:
-              "destination '\(e.destinationPath)' of '\(e.qualifiedID)' is also the destination of \(describe(first))"
+          Self.conflict(
+            m, e,
+            "destination '\(e.destinationPath)' of '\(e.qualifiedID)' is also the destination of \(describe(first))"
           ))
       }
     }
     return (owners, seconds, conflicts)
+  }
+
+  /// An error at the destination of entry `e` of manifest `m`.
+  private static func conflict(_ m: Manifest, _ e: FileEntry, _ message: String) -> Diagnostic {
+    Diagnostic(file: m.path, mark: e.destinationMark, severity: .error, message: message)
   }
 }
 
