@@ -42,14 +42,18 @@ struct Fields<Value>: Sequence {
         } else {
           keys.remove(at: i)
           values.remove(at: i)
-          if keyed, let k = Keys.file.firstIndex(where: { sameKey($0, key) }) { present &= ~FileKey.allCases[k].bit }
+          if let k = fileKey(key) { present &= ~k.bit }
         }
       } else if let newValue {
-        append(
-          new: key, newValue,
-          as: keyed ? Keys.file.firstIndex(where: { sameKey($0, key) }).map { FileKey.allCases[$0] } : nil)
+        append(new: key, newValue, as: fileKey(key))
       }
     }
+  }
+
+  /// What `key` is among a file entry's keys, for fields that keep them.
+  private func fileKey(_ key: String) -> FileKey? {
+    guard keyed, let k = Keys.file.firstIndex(where: { sameKey($0, key) }) else { return nil }
+    return FileKey(rawValue: k)
   }
 
   subscript(key: FileKey) -> Value? {
@@ -154,8 +158,8 @@ struct ManifestDecoder {
 
   /// The pairs of a mapping by key, after reporting non-mappings, non-scalar
   /// keys, duplicate keys and unknown keys (with a "did you mean").
-  /// The pairs of a mapping by key, each key checked against `allowed`
-  /// (`Keys.file` when `fileKeyed`: the fields then know which are present).
+  /// `fileKeyed`: `allowed` is `Keys.file`, and the fields know which of
+  /// those keys are present.
   mutating func fields(
     _ node: YAMLNode, _ what: String, allowed: [String], suggestFrom: [String]? = nil, fileKeyed: Bool = false
   ) -> Fields<YAMLPair>? {
@@ -163,6 +167,7 @@ struct ManifestDecoder {
       error(node.mark, "\(what) must be a mapping, found \(node.kindName)")
       return nil
     }
+    assert(!fileKeyed || allowed == Keys.file, "a file entry's keys are Keys.file")
     var out = fileKeyed ? Fields<YAMLPair>.fileKeyed() : Fields<YAMLPair>()
     out.reserveCapacity(pairs.count)
     for pair in pairs {

@@ -23,7 +23,6 @@ enum Keys {
   ]
   /// Keys that name one particular file and so cannot have a default.
   static let perFileOnly = ["id", "url", "mirrors", "destination", "sha256"]
-  static let defaults = file.filter { !perFileOnly.contains($0) }
   static let retry = ["attempts", "backoff", "max_backoff"]
   static let timeout = ["connect", "stall"]
   static let limits = ["parallel", "per_host", "rate", "deadline", "segments"]

@@ -82,8 +82,7 @@ public enum FactGatherer {
     var disksByFolder: [String: DiskFact] = [:]
     // Folders that do not exist: nothing in them needs a stat of its own.
     var missingFolders = Set<String>()
-    // Counted when first needed: a plan whose folders do not exist yet needs none.
-    var partials: PartialLookup? = nil
+    var partials = PartialLookup(manifests)
     for m in manifests {
       for e in m.files {
         let folder = Paths.folder(of: e.destinationPath)
@@ -103,8 +102,7 @@ public enum FactGatherer {
           if let f = fact(at: held) { facts.files[held] = f }
         } else if !inMissingFolder {
           let partial = PartialFile.path(for: e.destinationPath)
-          if partials == nil { partials = PartialLookup(manifests) }
-          if partials!.mayExist(partial, in: folder), let f = fact(at: partial) { facts.files[partial] = f }
+          if partials.mayExist(partial, in: folder), let f = fact(at: partial) { facts.files[partial] = f }
         }
       }
     }
@@ -115,21 +113,28 @@ public enum FactGatherer {
   /// destinations is listed once, instead of a failed stat for each.
   struct PartialLookup {
     static let listFrom = 64
-    var crowded: Set<String>
+    let manifests: [Manifest]
+    /// Counted when first needed: a plan whose folders do not exist yet
+    /// (W5) asks for none.
+    var crowdedFolders: Set<String>? = nil
     var listed: [String: Set<String>] = [:]
 
-    init(_ manifests: [Manifest]) {
+    init(_ manifests: [Manifest]) { self.manifests = manifests }
+
+    private static func crowded(_ manifests: [Manifest]) -> Set<String> {
       var count: [String: Int] = [:]
       for m in manifests { for e in m.files { count[Paths.folder(of: e.destinationPath), default: 0] += 1 } }
-      crowded = Set(count.filter { $0.value >= Self.listFrom }.keys)
+      return Set(count.filter { $0.value >= Self.listFrom }.keys)
     }
 
     mutating func mayExist(_ partial: String, in folder: String) -> Bool {
+      let crowded = crowdedFolders ?? Self.crowded(manifests)
+      crowdedFolders = crowded
       guard crowded.contains(folder) else { return true }
       if listed[folder] == nil {
         // Unreadable: every partial is looked up by its own stat.
         guard let names = FileIO.listFolder(folder) else {
-          crowded.remove(folder)
+          crowdedFolders?.remove(folder)
           return true
         }
         listed[folder] = Set(names.filter { $0.hasSuffix(PartialFile.suffix) })
