@@ -41,12 +41,12 @@ extension String {
     self = head.withUTF8 { h in
       tail.withUTF8 { t in
         String(unsafeUninitializedCapacity: count) { out in
-          var k = out.initialize(from: h).1
+          var k = out.initialize(fromContentsOf: h)
           if let separator {
             out[k] = separator
             k += 1
           }
-          return out[k...].initialize(from: t).1
+          return out[k...].initialize(fromContentsOf: t)
         }
       }
     }
