@@ -301,71 +301,67 @@ extension ManifestDecoder {
     }
     // Defaults are checked against every file key: those that name one file
     // were reported above and are dropped here.
-    guard
-      let f = fields(
-        isDefaults ? filtered(node, dropping: Keys.perFileOnly) : node, what, allowed: Keys.file,
-        suggestFrom: Keys.file, fileKeyed: true)
-    else { return nil }
+    guard let f = fileFields(isDefaults ? filtered(node, dropping: Keys.perFileOnly) : node, what) else { return nil }
     var r = FileFields()
-    r.marks = f.mapValues(\.value.mark)
+    r.marks = f.mapValues(\.mark)
     let label = { (key: String) in isDefaults ? "defaults.\(key)" : key }
 
     decodeSource(f, into: &r)
     decodeSizes(f, into: &r, label: label)
     decodeWhen(f, into: &r, label: label)
     decodePatience(f, into: &r, label: label)
-    if let p = f[.discretionary] { r.discretionary = bool(p.value, label("discretionary")) }
-    if let p = f[.segments] { r.segments = decodeSegments(p.value, label("segments")) }
-    if let p = f[.headers] { r.headers = decodeHeaders(p.value, label("headers")) }
-    if let p = f[.mode] { r.mode = decodeMode(p.value, label("mode")) }
-    if let p = f[.onChange] { r.onChange = command(p.value, label("on_change")) }
-    if let p = f[.verify] { r.verify = decodeVerify(p.value, label("verify")) }
+    if let p = f[.discretionary] { r.discretionary = bool(p, label("discretionary")) }
+    if let p = f[.segments] { r.segments = decodeSegments(p, label("segments")) }
+    if let p = f[.headers] { r.headers = decodeHeaders(p, label("headers")) }
+    if let p = f[.mode] { r.mode = decodeMode(p, label("mode")) }
+    if let p = f[.onChange] { r.onChange = command(p, label("on_change")) }
+    if let p = f[.verify] { r.verify = decodeVerify(p, label("verify")) }
     decodeNetwork(f, into: &r, label: label)
     return r
   }
 
   /// id, url, mirrors and destination: where the file comes from and goes.
-  mutating func decodeSource(_ f: Fields<YAMLPair>, into r: inout FileFields) {
-    if let p = f[.id], let s = string(p.value, "id") {
+  mutating func decodeSource(_ f: Fields<YAMLNode>, into r: inout FileFields) {
+    if let p = f[.id], let s = string(p, "id") {
       if isIdentifier(s) {
         r.id = s
       } else {
-        error(p.value.mark, "id '\(s)' may use only letters, digits, '.', '_' and '-'")
+        error(p.mark, "id '\(s)' may use only letters, digits, '.', '_' and '-'")
       }
     }
-    if let p = f[.url] { r.url = url(p.value, "url") }
+    if let p = f[.url] { r.url = url(p, "url") }
     if let p = f[.mirrors] {
-      if case .sequence(let items) = p.value.kind {
+      if case .sequence(let items) = p.kind {
         var list: [SourceURL] = []
         for item in items { if let u = url(item, "mirror") { list.append(u) } }
         r.mirrors = list
       } else {
-        error(p.value.mark, "mirrors must be a list of URLs, found \(p.value.kindName)")
+        error(p.mark, "mirrors must be a list of URLs, found \(p.kindName)")
       }
     }
-    if let p = f[.destination], let s = string(p.value, "destination") {
+    if let p = f[.destination], let s = string(p, "destination") {
       // Confined to root in makeEntry, once root is known.
-      r.destination = (s, p.value.mark)
+      r.destination = (s, p.mark)
     }
   }
 
   /// expected_bytes, max_bytes and sha256: what the bytes must be.
-  mutating func decodeSizes(_ f: Fields<YAMLPair>, into r: inout FileFields, label: (String) -> String) {
-    if let p = f[.expectedBytes] { r.expectedBytes = size(p.value, label("expected_bytes")) }
+  mutating func decodeSizes(_ f: Fields<YAMLNode>, into r: inout FileFields, label: (String) -> String) {
+    if let p = f[.expectedBytes] { r.expectedBytes = size(p, label("expected_bytes")) }
     if let p = f[.maxBytes] {
-      r.maxBytes = size(p.value, label("max_bytes"))
+      r.maxBytes = size(p, label("max_bytes"))
       if r.maxBytes == 0 {
-        error(p.value.mark, "\(label("max_bytes")) of 0 would abort every transfer")
+        error(p.mark, "\(label("max_bytes")) of 0 would abort every transfer")
         r.maxBytes = nil
       }
     }
-    if let p = f[.sha256], let s = string(p.value, "sha256") {
+    if let p = f[.sha256], let s = string(p, "sha256") {
       let hex = s.lowercased()
       if hex.count == 64 && hex.allSatisfy({ $0.isHexDigit }) {
         r.sha256 = hex
       } else {
         error(
-          p.value.mark,
+          p.mark,
           "sha256 must be 64 hexadecimal digits (as printed by sha256sum), found \(s.count) character\(s.count == 1 ? "" : "s")"
         )
       }
@@ -373,38 +369,38 @@ extension ManifestDecoder {
   }
 
   /// schedule and not_before: when the file is due.
-  mutating func decodeWhen(_ f: Fields<YAMLPair>, into r: inout FileFields, label: (String) -> String) {
-    if let p = f[.schedule], let s = string(p.value, label("schedule")) {
+  mutating func decodeWhen(_ f: Fields<YAMLNode>, into r: inout FileFields, label: (String) -> String) {
+    if let p = f[.schedule], let s = string(p, label("schedule")) {
       switch Schedule.parse(s) {
       case .success(let sch):
         if case .cron(let c) = sch, c.next(after: Timestamp(year: 2024, month: 1, day: 1)) == nil {
-          error(p.value.mark, "schedule '\(s)' never fires (no such date)")
+          error(p.mark, "schedule '\(s)' never fires (no such date)")
         } else {
           r.schedule = sch
           if let gap = sch.shortestInterval, gap < .minutes(15) {
             warning(
-              p.value.mark,
+              p.mark,
               "schedule '\(s)' is due as often as every \(gap); more often than 15m costs servers and links for little gain"
             )
           }
         }
-      case .failure(let e): error(p.value.mark, "\(label("schedule")): \(e.message)")
+      case .failure(let e): error(p.mark, "\(label("schedule")): \(e.message)")
       }
     }
-    if let p = f[.notBefore], let s = string(p.value, label("not_before")) {
+    if let p = f[.notBefore], let s = string(p, label("not_before")) {
       if let t = Timestamp.parseRFC3339(s) {
         r.notBefore = t
       } else {
         error(
-          p.value.mark,
+          p.mark,
           "\(label("not_before")) '\(s)' is not an RFC 3339 date-time such as 2026-12-01T00:00:00Z")
       }
     }
   }
 
   /// retry and timeout: how long to keep trying.
-  mutating func decodePatience(_ f: Fields<YAMLPair>, into r: inout FileFields, label: (String) -> String) {
-    if let p = f[.retry], let rf = fields(p.value, label("retry"), allowed: Keys.retry) {
+  mutating func decodePatience(_ f: Fields<YAMLNode>, into r: inout FileFields, label: (String) -> String) {
+    if let p = f[.retry], let rf = fields(p, label("retry"), allowed: Keys.retry) {
       if let a = rf["attempts"] { r.attempts = integer(a.value, label("retry.attempts"), range: 1...100) }
       if let b = rf["backoff"] { r.backoff = duration(b.value, label("retry.backoff")) }
       if let m = rf["max_backoff"] {
@@ -412,7 +408,7 @@ extension ManifestDecoder {
         r.marks["max_backoff"] = m.value.mark
       }
     }
-    if let p = f[.timeout], let tf = fields(p.value, label("timeout"), allowed: Keys.timeout) {
+    if let p = f[.timeout], let tf = fields(p, label("timeout"), allowed: Keys.timeout) {
       if let c = tf["connect"] { r.connect = duration(c.value, label("timeout.connect")) }
       if let s = tf["stall"] { r.stall = duration(s.value, label("timeout.stall")) }
     }

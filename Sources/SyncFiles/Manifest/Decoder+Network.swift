@@ -5,8 +5,8 @@
 /// The keys that say how a file's requests reach its server (SPEC §8.1):
 /// `tls`, `proxy` and `netrc`. Each is allowed in `defaults`.
 extension ManifestDecoder {
-  mutating func decodeNetwork(_ f: Fields<YAMLPair>, into r: inout FileFields, label: (String) -> String) {
-    if let p = f[.tls], let tf = fields(p.value, label("tls"), allowed: Keys.tls) {
+  mutating func decodeNetwork(_ f: Fields<YAMLNode>, into r: inout FileFields, label: (String) -> String) {
+    if let p = f[.tls], let tf = fields(p, label("tls"), allowed: Keys.tls) {
       var t = TLSOptions()
       t.caFile = tf["ca_file"].flatMap { existingPath($0.value, label("tls.ca_file"), folder: false) }
       t.caPath = tf["ca_path"].flatMap { existingPath($0.value, label("tls.ca_path"), folder: true) }
@@ -17,8 +17,8 @@ extension ManifestDecoder {
       }
       r.tls = t
     }
-    if let p = f[.proxy] { r.proxy = decodeProxy(p.value, label("proxy")) }
-    if let p = f[.netrc] { r.netrc = decodeNetrc(p.value, label("netrc")) }
+    if let p = f[.proxy] { r.proxy = decodeProxy(p, label("proxy")) }
+    if let p = f[.netrc] { r.netrc = decodeNetrc(p, label("netrc")) }
   }
 
   /// Rules that involve two keys, checked once the entry is merged with `defaults`.

@@ -158,32 +158,47 @@ struct ManifestDecoder {
 
   /// The pairs of a mapping by key, after reporting non-mappings, non-scalar
   /// keys, duplicate keys and unknown keys (with a "did you mean").
+  mutating func fields(_ node: YAMLNode, _ what: String, allowed: [String], suggestFrom: [String]? = nil)
+    -> Fields<YAMLPair>?
+  {
+    collect(node, what, allowed: allowed, suggestFrom: suggestFrom, fileKeyed: false) { $0 }
+  }
+
+  /// The values of a file entry (or of `defaults`) by key, checked as
+  /// `fields` checks them against `Keys.file`. Only the values are kept: a
+  /// pair costs twice a value to copy, and the decoder reads each one it finds.
+  mutating func fileFields(_ node: YAMLNode, _ what: String) -> Fields<YAMLNode>? {
+    collect(node, what, allowed: Keys.file, suggestFrom: Keys.file, fileKeyed: true) { $0.value }
+  }
+
   /// `fileKeyed`: `allowed` is `Keys.file`, and the fields know which of
   /// those keys are present.
-  mutating func fields(
-    _ node: YAMLNode, _ what: String, allowed: [String], suggestFrom: [String]? = nil, fileKeyed: Bool = false
-  ) -> Fields<YAMLPair>? {
+  private mutating func collect<Value>(
+    _ node: YAMLNode, _ what: String, allowed: [String], suggestFrom: [String]?, fileKeyed: Bool,
+    _ take: (YAMLPair) -> Value
+  ) -> Fields<Value>? {
     guard case .mapping(let pairs) = node.kind else {
       error(node.mark, "\(what) must be a mapping, found \(node.kindName)")
       return nil
     }
-    assert(!fileKeyed || allowed == Keys.file, "a file entry's keys are Keys.file")
-    var out = fileKeyed ? Fields<YAMLPair>.fileKeyed() : Fields<YAMLPair>()
+    var out = fileKeyed ? Fields<Value>.fileKeyed() : Fields<Value>()
     out.reserveCapacity(pairs.count)
     for pair in pairs {
       guard case .scalar(let key, _) = pair.key.kind else {
         error(pair.key.mark, "keys in \(what) must be plain words, found \(pair.key.kindName)")
         continue
       }
-      if let first = out[key] {
-        error(pair.key.mark, "duplicate key '\(key)' in \(what) (first set at line \(first.key.mark.line))")
+      if out[key] != nil {
+        // The key's first pair is the one kept: the first of its name.
+        let first = pairs.first { if case .scalar(let k, _) = $0.key.kind { k == key } else { false } }
+        error(pair.key.mark, "duplicate key '\(key)' in \(what) (first set at line \(first?.key.mark.line ?? 0))")
         continue
       }
       guard let position = allowed.firstIndex(where: { sameKey($0, key) }) else {
         unknownKey(key, at: pair.key.mark, in: what, allowed: suggestFrom ?? allowed)
         continue
       }
-      out.append(new: key, pair, as: fileKeyed ? FileKey(rawValue: position) : nil)
+      out.append(new: key, take(pair), as: fileKeyed ? FileKey(rawValue: position) : nil)
     }
     return out
   }

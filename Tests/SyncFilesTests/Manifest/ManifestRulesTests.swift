@@ -94,7 +94,8 @@ struct Bad: CustomTestStringConvertible, Sendable {
     Bad("verify: gpg", at: 8, 13, "must be a list"),
     Bad("verify: [{plugin: gpg}]", at: 8, 23, "syncfiles-verify-gpg"),
     Bad("verify: [{plugn: gpg}]", at: 8, 15, "did you mean 'plugin'?"),
-    Bad("id: b", at: 8, 5, "duplicate key 'id'"),
+    Bad("id: b", at: 8, 5, "duplicate key 'id' in a file entry (first set at line 5)"),
+    Bad("url: https://example.org/b", at: 8, 5, "duplicate key 'url' in a file entry (first set at line 6)"),
   ]
 
   @Test(arguments: invalid)
