@@ -9,10 +9,12 @@ struct Fields<Value>: Sequence {
   // Keys apart from values: a lookup compares keys without copying pairs.
   private var keys: [String] = []
   private var values: [Value] = []
-  /// For a file entry's keys: the `FileKey`s present, so that looking up
-  /// an absent one tests a bit instead of comparing every key.
-  private var present: UInt64 = 0
+  /// For a file entry's keys: where each `FileKey`'s value is, six bits a
+  /// key, ten keys a word (0: absent, else its index + 1; `Self.byName`:
+  /// look it up by name). A lookup compares no strings.
+  private var slots: (UInt64, UInt64) = (0, 0)
   private var keyed = false
+  private static var byName: UInt64 { 63 }
 
   var count: Int { keys.count }
 
@@ -42,7 +44,9 @@ struct Fields<Value>: Sequence {
         } else {
           keys.remove(at: i)
           values.remove(at: i)
-          if let k = fileKey(key) { present &= ~k.bit }
+          // The keys after it moved: place every file key again.
+          slots = (0, 0)
+          for (j, k) in keys.enumerated() { if let f = fileKey(k) { place(f, at: j) } }
         }
       } else if let newValue {
         append(new: key, newValue, as: fileKey(key))
@@ -56,9 +60,26 @@ struct Fields<Value>: Sequence {
     return FileKey(rawValue: k)
   }
 
+  private func slot(_ key: FileKey) -> UInt64 {
+    let word = key.rawValue < 10 ? slots.0 : slots.1
+    return (word >> UInt64(key.rawValue % 10 * 6)) & 63
+  }
+
+  private mutating func place(_ key: FileKey, at index: Int) {
+    let value = UInt64(Swift.min(index + 1, Int(Self.byName))) << UInt64(key.rawValue % 10 * 6)
+    if key.rawValue < 10 { slots.0 |= value } else { slots.1 |= value }
+  }
+
+  /// Whether a file key is present (fields made by `fileKeyed()`).
+  func has(_ key: FileKey) -> Bool { keyed ? slot(key) != 0 : self[key.name] != nil }
+
   subscript(key: FileKey) -> Value? {
-    if keyed && present & key.bit == 0 { return nil }
-    return self[key.name]
+    guard keyed else { return self[key.name] }
+    switch slot(key) {
+    case 0: return nil
+    case Self.byName: return self[key.name]
+    case let s: return values[Int(s) - 1]
+    }
   }
 
   /// Adds a key the caller knows is absent (no scan for it); `fileKey` is
@@ -66,7 +87,7 @@ struct Fields<Value>: Sequence {
   mutating func append(new key: String, _ value: Value, as fileKey: FileKey? = nil) {
     keys.append(key)
     values.append(value)
-    if let fileKey { present |= fileKey.bit }
+    if let fileKey { place(fileKey, at: values.count - 1) }
   }
 
   /// The same keys, each with its value transformed.
@@ -74,7 +95,7 @@ struct Fields<Value>: Sequence {
     var out = Fields<T>()
     out.keys = keys
     out.values = values.map(transform)
-    out.present = present
+    out.slots = slots
     out.keyed = keyed
     return out
   }
@@ -188,17 +209,20 @@ struct ManifestDecoder {
         error(pair.key.mark, "keys in \(what) must be plain words, found \(pair.key.kindName)")
         continue
       }
-      if out[key] != nil {
+      // Only allowed keys are kept, so only they can be duplicates.
+      let position = allowed.firstIndex(where: { sameKey($0, key) })
+      let fileKey = fileKeyed ? position.flatMap(FileKey.init(rawValue:)) : nil
+      if position != nil, fileKey.map(out.has) ?? (out[key] != nil) {
         // The key's first pair is the one kept: the first of its name.
         let first = pairs.first { if case .scalar(let k, _) = $0.key.kind { k == key } else { false } }
         error(pair.key.mark, "duplicate key '\(key)' in \(what) (first set at line \(first?.key.mark.line ?? 0))")
         continue
       }
-      guard let position = allowed.firstIndex(where: { sameKey($0, key) }) else {
+      guard position != nil else {
         unknownKey(key, at: pair.key.mark, in: what, allowed: suggestFrom ?? allowed)
         continue
       }
-      out.append(new: key, take(pair), as: fileKeyed ? FileKey(rawValue: position) : nil)
+      out.append(new: key, take(pair), as: fileKey)
     }
     return out
   }
