@@ -461,18 +461,15 @@ struct ManifestDecoder {
       return nil
     }
     let port = auth.port ?? (scheme == "https" ? 443 : 80)
-    var display = shown
-    if let user = auth.userinfo {
-      if user.contains(":") && !shownUserinfo(shown).contains("${") {
-        warning(
-          node.mark,
-          "\(what) carries a password in clear; send credentials in a header from the environment, as in headers: { Authorization: \"Basic ${CREDENTIALS}\" }"
-        )
-      }
-      display = redactPassword(shown)
+    if let user = auth.userinfo, user.contains(":") && !SourceURL.userinfo(shown).contains("${") {
+      warning(
+        node.mark,
+        "\(what) carries a password in clear; send credentials in a header from the environment, as in headers: { Authorization: \"Basic ${CREDENTIALS}\" }"
+      )
     }
     return SourceURL(
-      scheme: scheme, text: expanded, host: auth.host.lowercasedIfNeeded(), port: port, display: display)
+      scheme: scheme, text: expanded, host: auth.host.lowercasedIfNeeded(), port: port,
+      hidesPassword: auth.userinfo != nil)
   }
 
   /// `file:///abs`, `file://localhost/abs`, `file:/abs`, or (an extension)
@@ -504,14 +501,14 @@ struct ManifestDecoder {
       let encodedFolder = String(Paths.fileURL(forAbsolutePath: folder).dropFirst("file://".count))
       path = Paths.normalize(String(rest), relativeTo: encodedFolder)
       let text = ExpandedString(template: expanded.template, value: "file://" + path, hasSecret: expanded.hasSecret)
-      return SourceURL(scheme: "file", text: text, host: "", port: nil, display: shown)
+      return SourceURL(scheme: "file", text: text, host: "", port: nil, hidesPassword: false)
     }
     if path.isEmpty || path == "/" || path.hasSuffix("/") {
       error(node.mark, "\(what) '\(shown)' names a folder, not a file")
       return nil
     }
     let text = ExpandedString(template: expanded.template, value: "file://" + path, hasSecret: expanded.hasSecret)
-    return SourceURL(scheme: "file", text: text, host: "", port: nil, display: shown)
+    return SourceURL(scheme: "file", text: text, host: "", port: nil, hidesPassword: false)
   }
 
   /// A scheme a source plugin serves; its host and port when it has an authority.
@@ -537,7 +534,7 @@ struct ManifestDecoder {
       host = auth.host.lowercased()
       port = auth.port
     }
-    return SourceURL(scheme: scheme, text: expanded, host: host, port: port, display: redactPassword(shown))
+    return SourceURL(scheme: scheme, text: expanded, host: host, port: port, hidesPassword: true)
   }
 
   private mutating func authority(
@@ -571,25 +568,6 @@ struct ManifestDecoder {
       if !lastHost.hasBytes(host) { lastHost = String(decoding: host, as: UTF8.self) }
       return (parts.userinfo.map(text), lastHost, parts.portNumber)
     }
-  }
-
-  private func shownUserinfo(_ shown: String) -> Substring {
-    guard let colon = shown.firstIndex(of: ":") else { return "" }
-    let afterColon = shown[shown.index(after: colon)...]
-    guard afterColon.hasPrefix("//") else { return "" }
-    let rest = afterColon.dropFirst(2)
-    let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-    guard let at = rest[..<end].lastIndex(of: "@") else { return "" }
-    return rest[..<at]
-  }
-
-  /// `https://user:pw@host/` → `https://user:***@host/` (variables stay as written).
-  private func redactPassword(_ shown: String) -> String {
-    let user = shownUserinfo(shown)
-    guard let colon = user.firstIndex(of: ":"), !user.contains("${") else { return shown }
-    var out = shown
-    out.replaceSubrange(user.index(after: colon)..<user.endIndex, with: "***")
-    return out
   }
 }
 

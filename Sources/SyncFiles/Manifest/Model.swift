@@ -33,12 +33,28 @@ public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
   public let scheme: String
   /// The URL to fetch (after expansion; relative `file:` URLs made absolute).
   public let text: ExpandedString
+  // The two small fields sit in the padding after `text`.
+  /// The port, 0 for none (a URL's port is 1-65535): two bytes, not an
+  /// optional's sixteen, in each of a manifest's entries.
+  private let storedPort: UInt16
+  /// Whether the text shown hides a password (a URL with userinfo).
+  private let hidesPassword: Bool
   /// Lower-case host (empty for `file:`).
   public let host: String
+
+  public init(scheme: String, text: ExpandedString, host: String, port: Int?, hidesPassword: Bool) {
+    self.scheme = scheme
+    self.text = text
+    self.host = host
+    self.storedPort = port.map { UInt16(clamping: $0) } ?? 0
+    self.hidesPassword = hidesPassword
+  }
+
   /// Explicit or default port (nil where the scheme has none).
-  public let port: Int?
+  public var port: Int? { storedPort == 0 ? nil : Int(storedPort) }
+
   /// For display: as written, with `${VAR}` intact and any password hidden.
-  public let display: String
+  public var display: String { hidesPassword ? Self.hidingPassword(text.template) : text.template }
 
   /// `scheme://host:port`, the origin headers are confined to.
   public var origin: String {
@@ -47,6 +63,26 @@ public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
 
   public var description: String { display }
   public var isBuiltIn: Bool { PluginLocator.libcurlSchemes.contains(scheme) }
+
+  /// The userinfo of a URL as written (`user:pw` of `https://user:pw@host/`).
+  static func userinfo(_ shown: String) -> Substring {
+    guard let colon = shown.firstIndex(of: ":") else { return "" }
+    let afterColon = shown[shown.index(after: colon)...]
+    guard afterColon.hasPrefix("//") else { return "" }
+    let rest = afterColon.dropFirst(2)
+    let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+    guard let at = rest[..<end].lastIndex(of: "@") else { return "" }
+    return rest[..<at]
+  }
+
+  /// `https://user:pw@host/` → `https://user:***@host/` (variables stay as written).
+  static func hidingPassword(_ shown: String) -> String {
+    let user = userinfo(shown)
+    guard let colon = user.firstIndex(of: ":"), !user.contains("${") else { return shown }
+    var out = shown
+    out.replaceSubrange(user.index(after: colon)..<user.endIndex, with: "***")
+    return out
+  }
 }
 
 public struct RetryPolicy: Sendable, Hashable {

@@ -261,3 +261,27 @@ extension String {
     #expect(plain[.segments] == 4)
   }
 }
+
+/// A URL keeps its port in two bytes and makes its display text when asked:
+/// the same answers as when both were stored.
+@Suite struct SourceURLTests {
+  @Test func portDisplayAndOriginAsDecoded() {
+    func url(_ text: String) -> SourceURL? {
+      let (m, d) = decode(entry(lines: []).replacingOccurrences(of: "https://example.org/a", with: text))
+      #expect(errors(d).isEmpty, "\(errors(d))")
+      return m?.files.first?.url
+    }
+    let plain = url("https://example.org/a")
+    #expect(plain?.port == 443 && plain?.origin == "https://example.org:443")
+    #expect(plain?.display == "https://example.org/a")
+    let explicit = url("http://example.org:65535/a")
+    #expect(explicit?.port == 65535 && explicit?.origin == "http://example.org:65535")
+    let user = url("https://u:pw@example.org:8443/a")
+    #expect(user?.display == "https://u:***@example.org:8443/a" && user?.port == 8443)
+    #expect(user?.text.revealed == "https://u:pw@example.org:8443/a")
+    let nameOnly = url("https://u@example.org/a")
+    #expect(nameOnly?.display == "https://u@example.org/a")
+    let file = url("file:///srv/a")
+    #expect(file?.port == nil && file?.display == "file:///srv/a" && file?.origin == "file://")
+  }
+}
