@@ -4,31 +4,35 @@ public enum Action: String, Sendable, Hashable, CaseIterable {
 }
 
 /// A plan holds one per entry (100,000 in W5), so what most tasks leave at
-/// its default sits in a box of its own or none, and the small fields sit
-/// together (208 bytes a task became 120).
+/// its default sits in a box of its own or none, optional numbers are kept
+/// without an optional's padding, and the small fields sit together (208
+/// bytes a task became 120, then 88).
 public struct PlannedTask: Sendable, Hashable {
   public var entry: FileEntry
-  public var action: Action
-  /// Something other than a regular file or symlink stands at the
-  /// destination: apply refuses to replace it (the installer checks again).
-  public var destinationNotAFile = false
-  /// Partial data lies beside the destination and this run does not resume
-  /// it: removed once the destination is found up to date.
-  public var leftoverPartial = false
-  /// False when `--only` leaves this task out.
-  public var selected = true
-  /// The mode an installed destination is set to without a transfer, when
-  /// the manifest's `mode` changed or the file's drifted (SPEC §8.2).
-  public var correctMode: UInt32?
   /// Why, in words a person understands.
   public var reason: String
   public var resumeOffset: Int64 = 0
   /// Bytes this run is expected to move (nil when unknown).
-  public var bytesToTransfer: Int64?
+  public var bytesToTransfer: Int64? {
+    get { storedBytes == Self.none64 ? nil : storedBytes }
+    set { storedBytes = newValue ?? Self.none64 }
+  }
   /// When the task is (or next becomes) due; nil for "every apply" and `once`.
-  public var nextDue: Timestamp?
+  public var nextDue: Timestamp? {
+    get { dueSeconds == Self.none64 ? nil : Timestamp(seconds: dueSeconds) }
+    set { dueSeconds = newValue?.seconds ?? Self.none64 }
+  }
   /// At most this many byte ranges at once (SPEC §8.3); nil: one stream.
-  public var segments: Int?
+  public var segments: Int? {
+    get { storedSegments == Int32.min ? nil : Int(storedSegments) }
+    set { storedSegments = newValue.map { Int32(clamping: $0) } ?? Int32.min }
+  }
+  /// The mode an installed destination is set to without a transfer, when
+  /// the manifest's `mode` changed or the file's drifted (SPEC §8.2).
+  public var correctMode: UInt32? {
+    get { storedMode == UInt32.max ? nil : storedMode }
+    set { storedMode = newValue ?? UInt32.max }
+  }
   /// The journal's record of the partial a resume continues (its path, its
   /// version, its ranges), read by the planner so the runner does not read
   /// it again.
@@ -51,6 +55,21 @@ public struct PlannedTask: Sendable, Hashable {
     set { adoptBox = newValue.map(SharedValue.init) }
   }
   private var adoptBox: SharedValue<FileFact>?
+  // Absent values: no byte count, due time, range count or mode takes these.
+  private static var none64: Int64 { .min }
+  private var storedBytes = none64
+  private var dueSeconds = none64
+  private var storedSegments = Int32.min
+  private var storedMode = UInt32.max
+  public var action: Action
+  /// Something other than a regular file or symlink stands at the
+  /// destination: apply refuses to replace it (the installer checks again).
+  public var destinationNotAFile = false
+  /// Partial data lies beside the destination and this run does not resume
+  /// it: removed once the destination is found up to date.
+  public var leftoverPartial = false
+  /// False when `--only` leaves this task out.
+  public var selected = true
 
   init(entry: FileEntry, action: Action, reason: String) {
     self.entry = entry

@@ -183,7 +183,26 @@ import Testing
       #expect(m?.files.first?.destination == String(path.dropFirst(root == "/" ? 1 : root.count + 1)))
     }
     // A plan holds a task per entry: what most leave at its default is boxed.
-    #expect(MemoryLayout<PlannedTask>.stride <= 128)
+    #expect(MemoryLayout<PlannedTask>.stride <= 88)
+  }
+
+  /// A task's optional numbers are kept without an optional's padding:
+  /// each one reads back as set, nil included.
+  @Test func aTaskKeepsItsOptionalNumbers() throws {
+    let (m, _) = decode(entry(lines: []))
+    var t = PlannedTask(entry: try #require(m?.files.first), action: .download, reason: "r")
+    #expect(t.bytesToTransfer == nil && t.nextDue == nil && t.segments == nil && t.correctMode == nil)
+    t.bytesToTransfer = 0
+    t.nextDue = Timestamp(seconds: -1)
+    t.segments = 8
+    t.correctMode = 0o644
+    #expect(t.bytesToTransfer == 0 && t.nextDue == Timestamp(seconds: -1) && t.segments == 8 && t.correctMode == 0o644)
+    t.bytesToTransfer = Int64.max
+    t.correctMode = nil
+    #expect(t.bytesToTransfer == .max && t.correctMode == nil && t.segments == 8)
+    t.segments = nil
+    t.nextDue = nil
+    #expect(t.segments == nil && t.nextDue == nil)
   }
 
   @Test func tasksWaitingForDifferentDatesEachSayTheirOwn() {
