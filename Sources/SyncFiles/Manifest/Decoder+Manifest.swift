@@ -604,9 +604,10 @@ extension ManifestDecoder {
     // Normal as it stands: the root is, and a confined destination has no
     // empty, `.` or `..` component.
     let path = String(manifest.root, manifest.root == "/" ? nil : UInt8(ascii: "/"), relative)
+    let qualifiedID = String(manifest.name, UInt8(ascii: "/"), id)
     var entry = FileEntry.Values(
-      id: id, qualifiedID: String(manifest.name, UInt8(ascii: "/"), id), url: url, destinationPath: path,
-      destinationStart: UInt32(path.utf8.count - relative.utf8.count), mark: item.mark, destinationMark: dest.mark)
+      qualifiedID: qualifiedID, idStart: qualifiedID.utf8.count - id.utf8.count, url: url, destinationPath: path,
+      destinationStart: path.utf8.count - relative.utf8.count, mark: item.mark, destinationMark: dest.mark)
     entry.expectedBytes = f.expectedBytes
     entry.sha256 = f.sha256
     entry.notBefore = f.notBefore

@@ -215,9 +215,12 @@ extension SharedValue: Equatable, Hashable where Value: Hashable {
 @dynamicMemberLookup
 public struct FileEntry: Sendable, Hashable {
   public struct Values: Sendable, Hashable {
-    public var id: String
     /// `manifest-name/id`, unique in a session.
-    public var qualifiedID: String
+    public let qualifiedID: String
+    /// The entry's own id: the end of `qualifiedID` (one text for both).
+    public var id: String {
+      String(decoding: qualifiedID.utf8.dropFirst(Int(idStart)), as: UTF8.self)
+    }
     public var url: SourceURL
     /// Absolute, normalized path: the root, a slash, then `destination`.
     public let destinationPath: String
@@ -228,16 +231,42 @@ public struct FileEntry: Sendable, Hashable {
     public var destination: String {
       String(decoding: destinationPath.utf8.dropFirst(Int(destinationStart)), as: UTF8.self)
     }
+    /// Where `id` starts in `qualifiedID`.
+    let idStart: UInt32
     /// Where the entry starts, and where its destination is written.
     public var mark: SourceMark
     public var destinationMark: SourceMark
-    public var expectedBytes: Int64? = nil
+    public var expectedBytes: Int64? {
+      get { storedExpected < 0 ? nil : storedExpected }
+      set { storedExpected = newValue ?? -1 }
+    }
     /// Lower-case hex.
     public var sha256: String? = nil
-    public var notBefore: Timestamp? = nil
+    public var notBefore: Timestamp? {
+      get { notBeforeSeconds == .min ? nil : Timestamp(seconds: notBeforeSeconds) }
+      set { notBeforeSeconds = newValue?.seconds ?? .min }
+    }
     public var options = Values.defaultOptions
+    // Without an optional's padding (an entry holds these 100,000 times in
+    // W5): -1 for no expected size (sizes are not negative), Int64.min for
+    // no not_before.
+    private var storedExpected: Int64 = -1
+    private var notBeforeSeconds = Int64.min
 
     static let defaultOptions = SharedValue(EntryOptions())
+
+    init(
+      qualifiedID: String, idStart: Int, url: SourceURL, destinationPath: String, destinationStart: Int,
+      mark: SourceMark, destinationMark: SourceMark
+    ) {
+      self.qualifiedID = qualifiedID
+      self.idStart = UInt32(idStart)
+      self.url = url
+      self.destinationPath = destinationPath
+      self.destinationStart = UInt32(destinationStart)
+      self.mark = mark
+      self.destinationMark = destinationMark
+    }
   }
 
   private var box: SharedValue<Values>

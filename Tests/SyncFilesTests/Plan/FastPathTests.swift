@@ -186,6 +186,21 @@ import Testing
     #expect(MemoryLayout<PlannedTask>.stride <= 88)
   }
 
+  /// An entry keeps its id as the end of its qualified id, and its expected
+  /// size and not_before without an optional's padding: each reads back.
+  @Test func anEntryKeepsItsIdSizeAndDateInItsOwnTexts() throws {
+    let text = entry(lines: ["expected_bytes: 0", "not_before: 1969-12-31T23:59:59Z"])
+      .replacingOccurrences(of: "name: t", with: "name: n-1.x")
+      .replacingOccurrences(of: "id: a", with: "id: a.b-c_1")
+    let (m, d) = decode(text)
+    let e = try #require(m?.files.first, "\(d)")
+    #expect(e.id == "a.b-c_1" && e.qualifiedID == "n-1.x/a.b-c_1")
+    #expect(e.expectedBytes == 0 && e.notBefore == Timestamp(seconds: -1))
+    let (m2, _) = decode(entry(lines: []))
+    let plain = try #require(m2?.files.first)
+    #expect(plain.id == "a" && plain.expectedBytes == nil && plain.notBefore == nil)
+  }
+
   /// A task's optional numbers are kept without an optional's padding:
   /// each one reads back as set, nil included.
   @Test func aTaskKeepsItsOptionalNumbers() throws {
