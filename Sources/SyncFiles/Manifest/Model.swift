@@ -29,25 +29,43 @@ public struct ExpandedString: Sendable, Hashable, CustomStringConvertible, Custo
 
 /// A validated source URL.
 public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
-  /// Lower-case scheme: `http`, `https`, `file`, or a plugin's scheme.
-  public let scheme: String
   /// The URL to fetch (after expansion; relative `file:` URLs made absolute).
   public let text: ExpandedString
-  // The two small fields sit in the padding after `text`.
+  // The small fields sit in the padding after `text` (56 bytes in all):
+  /// `http`, `https` or `file` by number (no string of its own), 0 for a
+  /// plugin's scheme, read from the text when asked.
+  private let schemeCode: UInt8
+  /// Whether the text shown hides a password (a URL with userinfo).
+  private let hidesPassword: Bool
   /// The port, 0 for none (a URL's port is 1-65535): two bytes, not an
   /// optional's sixteen, in each of a manifest's entries.
   private let storedPort: UInt16
-  /// Whether the text shown hides a password (a URL with userinfo).
-  private let hidesPassword: Bool
   /// Lower-case host (empty for `file:`).
   public let host: String
 
   public init(scheme: String, text: ExpandedString, host: String, port: Int?, hidesPassword: Bool) {
-    self.scheme = scheme
     self.text = text
-    self.host = host
-    self.storedPort = port.map { UInt16(clamping: $0) } ?? 0
+    switch scheme {
+    case "http": schemeCode = 1
+    case "https": schemeCode = 2
+    case "file": schemeCode = 3
+    default: schemeCode = 0
+    }
     self.hidesPassword = hidesPassword
+    self.storedPort = port.map { UInt16(clamping: $0) } ?? 0
+    self.host = host
+  }
+
+  /// Lower-case scheme: `http`, `https`, `file`, or a plugin's scheme.
+  public var scheme: String {
+    switch schemeCode {
+    case 1: return "http"
+    case 2: return "https"
+    case 3: return "file"
+    default:
+      let value = text.revealed
+      return String(value[..<(value.firstIndex(of: ":") ?? value.endIndex)]).lowercased()
+    }
   }
 
   /// Explicit or default port (nil where the scheme has none).

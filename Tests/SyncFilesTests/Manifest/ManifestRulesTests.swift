@@ -283,5 +283,14 @@ extension String {
     #expect(nameOnly?.display == "https://u@example.org/a")
     let file = url("file:///srv/a")
     #expect(file?.port == nil && file?.display == "file:///srv/a" && file?.origin == "file://")
+    #expect(plain?.scheme == "https" && explicit?.scheme == "http" && file?.scheme == "file")
+  }
+
+  /// A plugin's scheme is not stored: it is read from the expanded text, in lower case.
+  @Test func aPluginSchemeIsReadFromTheText() {
+    let written = ExpandedString(template: "${S}://h:8873/x", value: "RSYNC://h:8873/x", hasSecret: true)
+    let u = SourceURL(scheme: "rsync", text: written, host: "h", port: 8873, hidesPassword: true)
+    #expect(u.scheme == "rsync" && u.port == 8873 && !u.isBuiltIn && u.display == "${S}://h:8873/x")
+    #expect(u.origin == "rsync://h:8873")
   }
 }
