@@ -123,6 +123,9 @@ struct ManifestDecoder {
   var recentOptions: [SharedValue<EntryOptions>] = []
   /// The last host read from a URL: entries of one server share its text.
   var lastHost = ""
+  /// The part before the last `/` of the last URL: most entries of a
+  /// manifest share it (`SourceURL` keeps it once).
+  var lastURLHead = ""
 
   init(file: String, absolutePath: String, environment: [String: String], plugins: any PluginCatalog) {
     self.file = file
@@ -469,7 +472,7 @@ struct ManifestDecoder {
     }
     return SourceURL(
       scheme: scheme, text: expanded, host: auth.host.lowercasedIfNeeded(), port: port,
-      hidesPassword: auth.userinfo != nil)
+      hidesPassword: auth.userinfo != nil, sharedHead: &lastURLHead)
   }
 
   /// `file:///abs`, `file://localhost/abs`, `file:/abs`, or (an extension)

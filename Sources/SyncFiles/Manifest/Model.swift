@@ -29,9 +29,13 @@ public struct ExpandedString: Sendable, Hashable, CustomStringConvertible, Custo
 
 /// A validated source URL.
 public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
-  /// The URL to fetch (after expansion; relative `file:` URLs made absolute).
-  public let text: ExpandedString
-  // The small fields sit in the padding after `text` (56 bytes in all):
+  // A text with no `${VAR}` is kept in two parts: up to its last `/`, a
+  // string the URLs of one folder share, and the rest, most often short
+  // enough to need no allocation (W5: 80 bytes of text an entry became
+  // none). One with a variable keeps its expanded text in a box.
+  private let head: String
+  private let tail: String
+  private let expanded: SharedValue<ExpandedString>?
   /// `http`, `https` or `file` by number (no string of its own), 0 for a
   /// plugin's scheme, read from the text when asked.
   private let schemeCode: UInt8
@@ -43,8 +47,24 @@ public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
   /// Lower-case host (empty for `file:`).
   public let host: String
 
-  public init(scheme: String, text: ExpandedString, host: String, port: Int?, hidesPassword: Bool) {
-    self.text = text
+  /// `sharedHead`: the head of a URL made before; this one's head is that
+  /// string when they are equal, and becomes it otherwise.
+  public init(
+    scheme: String, text: ExpandedString, host: String, port: Int?, hidesPassword: Bool,
+    sharedHead: inout String
+  ) {
+    if text.hasSecret || text.revealed != text.template {
+      (head, tail, expanded) = ("", "", SharedValue(text))
+    } else {
+      var whole = text.template
+      (head, tail) = whole.withUTF8 { b in
+        let cut = (b.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
+        let h = UnsafeBufferPointer(rebasing: b[..<cut])
+        if !sharedHead.hasBytes(h) { sharedHead = String(decoding: h, as: UTF8.self) }
+        return (sharedHead, String(decoding: UnsafeBufferPointer(rebasing: b[cut...]), as: UTF8.self))
+      }
+      expanded = nil
+    }
     switch scheme {
     case "http": schemeCode = 1
     case "https": schemeCode = 2
@@ -54,6 +74,25 @@ public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
     self.hidesPassword = hidesPassword
     self.storedPort = port.map { UInt16(clamping: $0) } ?? 0
     self.host = host
+  }
+
+  public init(scheme: String, text: ExpandedString, host: String, port: Int?, hidesPassword: Bool) {
+    var head = ""
+    self.init(scheme: scheme, text: text, host: host, port: port, hidesPassword: hidesPassword, sharedHead: &head)
+  }
+
+  /// The URL to fetch (after expansion; relative `file:` URLs made absolute).
+  public var text: ExpandedString { expanded?.value ?? ExpandedString(plain: String(head, nil, tail)) }
+
+  public static func == (a: SourceURL, b: SourceURL) -> Bool {
+    a.text == b.text && a.schemeCode == b.schemeCode && a.hidesPassword == b.hidesPassword
+      && a.storedPort == b.storedPort && a.host == b.host
+  }
+
+  public func hash(into h: inout Hasher) {
+    h.combine(text)
+    h.combine(host)
+    h.combine(storedPort)
   }
 
   /// Lower-case scheme: `http`, `https`, `file`, or a plugin's scheme.

@@ -286,6 +286,27 @@ extension String {
     #expect(plain?.scheme == "https" && explicit?.scheme == "http" && file?.scheme == "file")
   }
 
+  /// A URL's text is kept as a shared head and its own tail, or whole in a
+  /// box when a variable was expanded: the text reads back the same.
+  @Test func theTextReadsBackFromItsParts() {
+    var head = ""
+    for text in ["https://example.org", "https://example.org/", "https://h/a/b.bin?x=/y", "file:///srv/a", "x:"] {
+      let u = SourceURL(
+        scheme: "https", text: ExpandedString(plain: text), host: "h", port: 443, hidesPassword: false,
+        sharedHead: &head)
+      #expect(u.text.revealed == text && u.text.template == text && !u.text.hasSecret && u.display == text)
+    }
+    let secret = ExpandedString(template: "https://h/${T}", value: "https://h/abc", hasSecret: true)
+    let s = SourceURL(scheme: "https", text: secret, host: "h", port: 443, hidesPassword: false, sharedHead: &head)
+    #expect(s.text == secret && s.display == "https://h/${T}" && s.text.revealed == "https://h/abc")
+    let a = SourceURL(
+      scheme: "https", text: ExpandedString(plain: "https://h/a"), host: "h", port: 443, hidesPassword: false)
+    let b = SourceURL(
+      scheme: "https", text: ExpandedString(plain: "https://h/a"), host: "h", port: 443, hidesPassword: false,
+      sharedHead: &head)
+    #expect(a == b && a.hashValue == b.hashValue && a != s)
+  }
+
   /// A plugin's scheme is not stored: it is read from the expanded text, in lower case.
   @Test func aPluginSchemeIsReadFromTheText() {
     let written = ExpandedString(template: "${S}://h:8873/x", value: "RSYNC://h:8873/x", hasSecret: true)
