@@ -205,7 +205,7 @@ extension ManifestDecoder {
     files.items += 1
     guard let own = decodeFileFields(item, isDefaults: false) else { return }
     var duplicate = false
-    if let id = own.id, let mark = own.marks["id"] {
+    if let id = own.id, let mark = own.marks[.id] {
       if let first = files.seenIDs[id] {
         error(mark, "duplicate id '\(id)' (first used at line \(first))")
         duplicate = true
