@@ -1,6 +1,9 @@
 /// What a task will do in this run.
 public enum Action: String, Sendable, Hashable, CaseIterable {
   case download, resume, revalidate, skip, wait
+
+  /// The task sends a request this run.
+  public var runs: Bool { self == .download || self == .resume || self == .revalidate }
 }
 
 /// A plan holds one per entry (100,000 in W5), so what most tasks leave at
@@ -78,7 +81,7 @@ public struct PlannedTask: Sendable, Hashable {
   }
 
   public var id: String { entry.qualifiedID }
-  public var runs: Bool { action == .download || action == .resume || action == .revalidate }
+  public var runs: Bool { action.runs }
 }
 
 public struct DiskCheck: Sendable, Hashable {

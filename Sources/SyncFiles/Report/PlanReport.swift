@@ -12,42 +12,41 @@ public enum PlanReport {
     let header = ["TASK", "ACTION", "BYTES", "WHY"]
     guard !p.tasks.isEmpty else {
       out.write("no tasks\n")
-      return out.write(summary(p, unknown: 0))
+      return out.write(summary(p, counts: [:], unknown: 0))
     }
-    // Cells are made for one row at a time, twice (widths, then lines), and
-    // tasks are read in place: a 100,000-row plan holds no rows of cells,
-    // and copying each task (and its entry) cost more than the table.
+    let counts = p.counts
+    var unknown = 0
+    // Widths first, with no cell made but the byte counts of running tasks:
+    // the action column's widest is among the actions present. Tasks are
+    // read in place: copying each task (and its entry) cost more than the table.
     p.tasks.withUnsafeBufferPointer { tasks in
-      func cells(_ i: Int) -> (String, String, String, String) {
-        let bytes = tasks[i].runs ? (tasks[i].bytesToTransfer.map(ByteSize.format) ?? "?") : "-"
-        return (tasks[i].entry.qualifiedID, tasks[i].action.rawValue, bytes, why(tasks[i]))
-      }
       var widths = header.map(TextTable.width)
-      for i in tasks.indices {
-        let c = cells(i)
-        widths[0] = max(widths[0], TextTable.width(c.0))
-        widths[1] = max(widths[1], TextTable.width(c.1))
-        widths[2] = max(widths[2], TextTable.width(c.2))
+      for a in Action.allCases where counts[a] != nil { widths[1] = max(widths[1], TextTable.width(a.rawValue)) }
+      for t in UnsafePointer(tasks.baseAddress!)..<tasks.baseAddress! + tasks.count {
+        widths[0] = max(widths[0], TextTable.width(t.pointee.entry.qualifiedID))
+        guard t.pointee.action.runs else { continue }
+        let bytes = t.pointee.bytesToTransfer
+        widths[2] = max(widths[2], TextTable.width(bytesCell(runs: true, bytes)))
+        if bytes == nil { unknown += 1 }
       }
       TextTable.line(header, widths: widths, into: &out.bytes)
-      for i in tasks.indices {
-        let c = cells(i)
+      for t in UnsafePointer(tasks.baseAddress!)..<tasks.baseAddress! + tasks.count {
         out.bytes.append(0x0A)
-        TextTable.cell(c.0, width: widths[0], into: &out.bytes)
-        TextTable.cell(c.1, width: widths[1], into: &out.bytes)
-        TextTable.cell(c.2, width: widths[2], into: &out.bytes)
-        out.bytes.append(contentsOf: c.3.utf8)
+        TextTable.cell(t.pointee.entry.qualifiedID, width: widths[0], into: &out.bytes)
+        TextTable.cell(t.pointee.action.rawValue, width: widths[1], into: &out.bytes)
+        let action = t.pointee.action
+        TextTable.cell(bytesCell(runs: action.runs, t.pointee.bytesToTransfer), width: widths[2], into: &out.bytes)
+        out.bytes.appendUTF8(t.pointee.reason)
+        if action == .revalidate, let note = requestNote(t.pointee.request) { out.write("; " + note) }
         out.flushIfFull()
       }
     }
     out.write("\n")
-    let unknown = p.tasks.indices.count { p.tasks[$0].runs && p.tasks[$0].bytesToTransfer == nil }
-    out.write(summary(p, unknown: unknown))
+    out.write(summary(p, counts: counts, unknown: unknown))
   }
 
   /// The lines under the table: counts, bytes, disks, limits, journal.
-  private static func summary(_ p: SessionPlan, unknown: Int) -> String {
-    let byAction = p.counts
+  private static func summary(_ p: SessionPlan, counts byAction: [Action: Int], unknown: Int) -> String {
     let counts = Action.allCases.map { "\(byAction[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
     var out = "\n\(p.tasks.count) task\(p.tasks.count == 1 ? "" : "s"): \(counts); "
     out += "\(ByteSize.format(p.expectedBytes)) to transfer"
@@ -70,9 +69,20 @@ public enum PlanReport {
   }
 
   /// The reason, and for a revalidation that cannot be conditional, why not.
+  /// A task's BYTES cell: `-` when it moves nothing, `?` when the size is unknown.
+  private static func bytesCell(runs: Bool, _ bytes: Int64?) -> String {
+    runs ? (bytes.map(ByteSize.format) ?? "?") : "-"
+  }
+
+  /// The reason, and for a revalidation that cannot be conditional, why it fetches whole.
   static func why(_ t: PlannedTask) -> String {
-    guard t.action == .revalidate, !t.request.isConditional else { return t.reason }
-    return t.reason + "; " + t.request.note
+    guard t.action == .revalidate, let note = requestNote(t.request) else { return t.reason }
+    return t.reason + "; " + note
+  }
+
+  /// What a revalidation's reason adds about its request: nothing when it is conditional.
+  private static func requestNote(_ request: RequestPolicy) -> String? {
+    request.isConditional ? nil : request.note
   }
 
   public static func json(_ p: SessionPlan) -> JSONValue {

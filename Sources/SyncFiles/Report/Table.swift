@@ -28,15 +28,15 @@ struct TextTable {
       if i < cells.count - 1 && i < widths.count {
         cell(c, width: widths[i], into: &out)
       } else {
-        out.append(contentsOf: c.utf8)
+        out.appendUTF8(c)
       }
     }
   }
 
   /// One cell padded to `width`, and the two spaces before the next.
   static func cell(_ c: String, width: Int, into out: inout [UInt8]) {
-    out.append(contentsOf: c.utf8)
-    out.append(contentsOf: repeatElement(0x20, count: width - Self.width(c) + 2))
+    out.appendUTF8(c)
+    out.appendSpaces(width - Self.width(c) + 2)
   }
 
   /// Written as bytes into one buffer: appending each cell and its padding

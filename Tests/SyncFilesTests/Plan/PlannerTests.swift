@@ -324,6 +324,52 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
     #expect(lines[1].hasPrefix("m/f0" + String(repeating: " ", count: "m/the-longest-id-of-them-all".count - 4 + 2)))
   }
 
+  /// Each row holds its task's id, action, bytes to move (`?` unknown, `-`
+  /// none) and the JSON's reason, a whole revalidation's request included;
+  /// the columns are as wide as their widest cell.
+  @Test func theTableRowsAreTheTasks() throws {
+    var text = "version: 1\nname: m\nroot: /srv\nfiles:\n"
+    text += "  - {id: a, url: 'https://h.example/a', destination: a.bin, expected_bytes: 2KiB}\n"
+    text += "  - {id: b, url: 'https://h.example/b', destination: b.bin}\n"
+    text += "  - {id: c, url: 'https://h.example/c', destination: c.bin}\n"
+    text += "  - {id: d, url: 'https://h.example/d', destination: d.bin, not_before: '2999-01-01T00:00:00Z'}\n"
+    let (m, _) = decode(text)
+    var c = TaskState(id: "m/c")
+    c.fingerprint = Planner.fingerprint(try #require(m).files[2])
+    c.lastCheck = now
+    c.lastOutcome = .installed
+    c.installed = .init(size: 100, mtimeNs: 5)  // no validator: a whole GET
+    let f = facts(["/srv/c.bin": FileFact(size: 100, mtimeNs: 5)])
+    let p = Planner.plan(manifests: [m!], journal: ["m/c": c], facts: f, journalPath: "/j")
+    #expect(p.tasks.map(\.action) == [.download, .download, .revalidate, .wait])
+    guard case .object(let fields) = PlanReport.json(p),
+      case .array(let json)? = fields.first(where: { $0.0 == "tasks" })?.1
+    else { return #expect(Bool(false), "no tasks in the JSON") }
+    let reasons = json.map { task -> String in
+      guard case .object(let o) = task, case .string(let r)? = o.first(where: { $0.0 == "reason" })?.1 else {
+        return ""
+      }
+      return r
+    }
+    #expect(reasons[2].hasSuffix("; unconditional GET (no validator recorded)"), "\(reasons[2])")
+    let lines = PlanReport.text(p).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    #expect(lines[0] == "TASK  ACTION      BYTES  WHY")
+    let expected = [
+      ("m/a", "download", "2 KiB"), ("m/b", "download", "?"), ("m/c", "revalidate", "0 B"), ("m/d", "wait", "-"),
+    ]
+    for (i, (id, action, bytes)) in expected.enumerated() {
+      let row =
+        id.padding(toLength: 6, withPad: " ", startingAt: 0) + action.padding(toLength: 12, withPad: " ", startingAt: 0)
+        + bytes.padding(toLength: 7, withPad: " ", startingAt: 0) + reasons[i]
+      #expect(lines[i + 1] == row)
+    }
+    #expect(
+      lines.contains {
+        $0.hasPrefix(
+          "4 tasks: 2 download, 0 resume, 1 revalidate, 0 skip, 1 wait; 2 KiB to transfer (+ 1 of unknown size)")
+      })
+  }
+
   @Test func sessionLimitsAreMergedAndShown() {
     let a = manifest()
     var b = manifest()
