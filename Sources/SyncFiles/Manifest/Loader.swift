@@ -187,7 +187,8 @@ public struct ManifestLoader: Sendable {
   typealias EntryIndex = (m: Int, e: Int)
 
   /// Two tasks writing one path, or one task's file standing where another
-  /// needs a folder.
+  /// needs a folder. Paths are looked up by their bytes (`ByteKeyTable`):
+  /// no string is made for a destination's folder unless it is new.
   func destinationConflicts(_ set: ManifestSet) -> [Diagnostic] {
     func describe(_ o: EntryIndex) -> String {
       let m = set.manifests[o.m]
@@ -198,22 +199,31 @@ public struct ManifestLoader: Sendable {
     var conflicts = firstPass
     // Folders known to be no task's destination, all the way up: most
     // destinations share their folders, so each folder is looked up once.
-    var clear = Set<String>()
+    var clear = ByteKeyTable()
+    var clearFolders: [String] = []
     for (mi, m) in set.manifests.enumerated() {
-      for ei in m.files.indices {
-        guard seconds.isEmpty || !seconds.contains([mi, ei]) else { continue }
-        var walked: [String] = []
-        var nearest: (folder: String, owner: EntryIndex)? = nil
-        var folder = Paths.folder(of: m.files[ei].destinationPath)
-        while folder != "/" && !clear.contains(folder) {
-          if nearest == nil, let other = owners[folder] { nearest = (folder, other) }
-          walked.append(folder)
-          folder = Paths.folder(of: folder)
+      for ei in m.files.indices where seconds.isEmpty || !seconds.contains(Self.number(mi, ei)) {
+        let found: (folder: String, owner: EntryIndex)? = m.files[ei].destinationPath.withUTF8Bytes { path in
+          var walked: [(end: Int, hash: Int)] = []
+          // The folder ends at the last slash before `end`; the root ("/") ends the walk.
+          var end = path.count
+          while let slash = path[..<end].lastIndex(of: UInt8(ascii: "/")), slash > 0 {
+            end = slash
+            let folder = UnsafeBufferPointer(rebasing: path[..<end])
+            let hash = ByteKeyTable.hash(folder)
+            if clear.find(hash: hash, isKey: { clearFolders[$0].hasBytes(folder) }) != nil { break }
+            if let other = owners.find(hash: hash, isKey: { Self.destination(set, $0).hasBytes(folder) }) {
+              return (String(decoding: folder, as: UTF8.self), Self.entry(other))
+            }
+            walked.append((end, hash))
+          }
+          for w in walked {
+            clear.insert(hash: w.hash, number: clearFolders.count)
+            clearFolders.append(String(decoding: UnsafeBufferPointer(rebasing: path[..<w.end]), as: UTF8.self))
+          }
+          return nil
         }
-        guard let (folder, other) = nearest else {
-          clear.formUnion(walked)
-          continue
-        }
+        guard let (folder, other) = found else { continue }
         let e = m.files[ei]
         conflicts.append(
           Self.conflict(
@@ -225,31 +235,37 @@ public struct ManifestLoader: Sendable {
     return conflicts
   }
 
+  /// Entry `e` of manifest `m` as one number in a `ByteKeyTable`, and back.
+  private static func number(_ m: Int, _ e: Int) -> Int { m << 32 | e }
+  private static func entry(_ n: Int) -> EntryIndex { (n >> 32, n & 0xFFFF_FFFF) }
+  private static func destination(_ set: ManifestSet, _ n: Int) -> String {
+    set.manifests[n >> 32].files[n & 0xFFFF_FFFF].destinationPath
+  }
+
   /// Who writes each destination first (by manifest, then entry), the
   /// entries that write one a second time, and an error for each of those.
   private func sameDestinations(_ set: ManifestSet, _ describe: (EntryIndex) -> String)
-    -> (owners: [String: EntryIndex], seconds: Set<[Int]>, conflicts: [Diagnostic])
+    -> (owners: ByteKeyTable, seconds: Set<Int>, conflicts: [Diagnostic])
   {
-    var owners: [String: EntryIndex] = [:]
-    owners.reserveCapacity(set.fileCount)
-    var seconds = Set<[Int]>()
+    var owners = ByteKeyTable(capacity: set.fileCount)
+    var seconds = Set<Int>()
     var conflicts: [Diagnostic] = []
-    /// The path's owner, made `me` if it had none: one lookup either way.
-    func claim(_ owner: inout EntryIndex, _ me: EntryIndex) -> EntryIndex? {
-      guard owner.m < 0 else { return owner }
-      owner = me
-      return nil
-    }
     // Entries are reached by index throughout: iterating would copy each one.
     for (mi, m) in set.manifests.enumerated() {
       for ei in m.files.indices {
-        guard let first = claim(&owners[m.files[ei].destinationPath, default: (-1, -1)], (mi, ei)) else { continue }
-        seconds.insert([mi, ei])
+        let first: Int? = m.files[ei].destinationPath.withUTF8Bytes { path in
+          let hash = ByteKeyTable.hash(path)
+          if let first = owners.find(hash: hash, isKey: { Self.destination(set, $0).hasBytes(path) }) { return first }
+          owners.insert(hash: hash, number: Self.number(mi, ei))
+          return nil
+        }
+        guard let first else { continue }
+        seconds.insert(Self.number(mi, ei))
         let e = m.files[ei]
         conflicts.append(
           Self.conflict(
             m, e,
-            "destination '\(e.destinationPath)' of '\(e.qualifiedID)' is also the destination of \(describe(first))"
+            "destination '\(e.destinationPath)' of '\(e.qualifiedID)' is also the destination of \(describe(Self.entry(first)))"
           ))
       }
     }

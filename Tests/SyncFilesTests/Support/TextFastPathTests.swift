@@ -141,6 +141,34 @@ import Testing
 
   /// The engine's one-pass fields give what `headerValue` gives for every
   /// name it reads: any case, the last field wins, the value trimmed.
+  /// Keys are found by hash and by the owner's comparison: equal hashes
+  /// (forced here) do not confuse keys, and the table keeps every key as it grows.
+  @Test func byteKeyTableFindsEachKeyThroughCollisionsAndGrowth() {
+    let keys = (0..<300).map { "/srv/d\($0 % 7)/f\($0)" }
+    var table = ByteKeyTable()
+    var colliding = ByteKeyTable()
+    for (n, k) in keys.enumerated() {
+      k.withUTF8Bytes { bytes in
+        let h = ByteKeyTable.hash(bytes)
+        #expect(table.find(hash: h) { keys[$0].hasBytes(bytes) } == nil)
+        table.insert(hash: h, number: n)
+        // Every key under one hash: only the comparison tells them apart.
+        #expect(colliding.find(hash: 3) { keys[$0].hasBytes(bytes) } == nil)
+        colliding.insert(hash: 3, number: n)
+      }
+    }
+    #expect(table.count == 300 && colliding.count == 300)
+    for (n, k) in keys.enumerated() {
+      k.withUTF8Bytes { bytes in
+        #expect(table.find(hash: ByteKeyTable.hash(bytes)) { keys[$0].hasBytes(bytes) } == n)
+        #expect(colliding.find(hash: 3) { keys[$0].hasBytes(bytes) } == n)
+      }
+    }
+    "/srv/d1".withUTF8Bytes { bytes in
+      #expect(table.find(hash: ByteKeyTable.hash(bytes)) { keys[$0].hasBytes(bytes) } == nil)
+    }
+  }
+
   @Test func responseFieldsAgreeWithHeaderLookup() {
     let blocks: [[String]] = [
       ["ETags: no\r\n", "etag: \"a\"\r\n", "Content-Length:  12 \r\n", "ETAG:\t\"b\"\r\n"],
