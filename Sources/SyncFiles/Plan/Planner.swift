@@ -128,7 +128,8 @@ public enum Planner {
     // 1. What would happen if nothing held it back.
     let sourceChanged = state?.fingerprint.map { $0 != fingerprint(e) } ?? false
     let dest = facts.files[e.destinationPath]
-    let held = sourceChanged ? nil : resumable(state?.partial, fact: facts.files[partialPath])
+    let partialFact = facts.files[partialPath]
+    let held = sourceChanged ? nil : resumable(state?.partial, fact: partialFact)
 
     if let dest, dest.isSymlink {
       download(&t, "destination is a symlink: it is replaced by the downloaded file, never followed")
@@ -141,7 +142,8 @@ public enum Planner {
       } else if state?.installed != nil && !sourceChanged {
         download(&t, "destination deleted since install — will download again")
       } else {
-        download(&t, "destination missing" + weakPartialNote(state?.partial, facts: facts, partialPath))
+        let note = weakPartialNote(state?.partial, fact: partialFact)
+        download(&t, note.isEmpty ? "destination missing" : "destination missing" + note)
       }
     } else if let want = e.sha256, facts.digests[e.destinationPath] == want {
       t.action = .skip
@@ -171,7 +173,7 @@ public enum Planner {
     }
 
     modeCheck(&t, dest)
-    t.leftoverPartial = t.action != .resume && facts.files[partialPath] != nil
+    t.leftoverPartial = t.action != .resume && partialFact != nil
     // When it is due next, after this run.
     if t.runs {
       t.nextDue = nextAfterRun(e.schedule, now: now)
@@ -251,8 +253,8 @@ public enum Planner {
   }
 
   /// Partial data that cannot be resumed, said in the reason of the download that replaces it.
-  static func weakPartialNote(_ p: TaskState.Partial?, facts: Facts, _ path: String) -> String {
-    guard let p, let f = facts.files[path], f.isRegular, f.size > 0, p.validators.ifRange == nil else { return "" }
+  static func weakPartialNote(_ p: TaskState.Partial?, fact: FileFact?) -> String {
+    guard let p, let f = fact, f.isRegular, f.size > 0, p.validators.ifRange == nil else { return "" }
     let why = p.validators.hasWeakDate ? "a weak Last-Modified" : "no strong validator"
     return
       "; the \(ByteSize.format(f.size)) partial held was received under \(why) and cannot be resumed — will start over"
