@@ -8,6 +8,9 @@ extern int syncfs(int fd);
 extern int pipe2(int fds[2], int flags);
 extern int sync_file_range(int fd, long long offset, long long nbytes, unsigned int flags);
 static inline int sf_syncfs(int fd) { return syncfs(fd); }
+#include <malloc.h>
+// Gives free heap pages back to the system (glibc: every arena, not only the top).
+static inline void sf_release_free_memory(void) { malloc_trim(0); }
 // Starts writeback of a range without waiting for it (a hint; errors are
 // reported by the fsync that follows).
 static inline int sf_start_writeback(int fd, long long offset, long long length) {

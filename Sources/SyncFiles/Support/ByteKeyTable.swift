@@ -1,55 +1,56 @@
 /// A hash table of byte strings that live elsewhere, looked up by their bytes
-/// with no `String` made: a slot keeps a key's hash and a number that names
-/// the key to its owner, who compares the bytes when hashes are equal. The
-/// session check looks up every destination and its folders this way (W5:
-/// 100,000 destinations, and a `String` made for each folder cost more than
-/// the lookups).
+/// with no `String` made: a slot keeps 32 bits of a key's hash and a number
+/// that names the key to its owner, who compares the bytes when the hashes
+/// agree. The session check looks up every destination and its folders this
+/// way (W5: 100,000 destinations; a `String` made for each folder cost more
+/// than the lookups, and a slot of 8 bytes keeps the table at 1 MiB).
 struct ByteKeyTable {
-  /// Per slot: the key's hash with its low bit set (0: empty), and its number.
-  private var hashes: [Int]
-  private var numbers: [Int]
+  /// Per slot: the hash in the high half (never 0), the number in the low; 0 is empty.
+  private var slots: [UInt64]
   private(set) var count = 0
 
+  /// Room for `capacity` keys before the table grows.
   init(capacity: Int = 0) {
     var size = 16
-    while size < capacity * 2 { size <<= 1 }
-    hashes = Array(repeating: 0, count: size)
-    numbers = Array(repeating: 0, count: size)
+    while size * 3 < capacity * 4 { size <<= 1 }
+    slots = Array(repeating: 0, count: size)
   }
 
   /// The seeded hash of `key`, as the table keeps it.
-  static func hash(_ key: UnsafeBufferPointer<UInt8>) -> Int {
+  static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt32 {
     var h = Hasher()
     h.combine(bytes: UnsafeRawBufferPointer(key))
-    return h.finalize() | 1
+    return UInt32(truncatingIfNeeded: h.finalize()) | 1
   }
 
   /// The number of the key whose hash is `hash` and for which `isKey` is true.
-  func find(hash: Int, isKey: (Int) -> Bool) -> Int? {
-    let mask = hashes.count - 1
-    var i = hash & mask
-    while hashes[i] != 0 {
-      if hashes[i] == hash && isKey(numbers[i]) { return numbers[i] }
+  func find(hash: UInt32, isKey: (Int) -> Bool) -> Int? {
+    let mask = slots.count - 1
+    var i = Int(hash) & mask
+    while slots[i] != 0 {
+      let number = Int(UInt32(truncatingIfNeeded: slots[i]))
+      if UInt32(slots[i] >> 32) == hash && isKey(number) { return number }
       i = (i + 1) & mask
     }
     return nil
   }
 
-  /// Adds a key the table does not hold (`find` returned nil).
-  mutating func insert(hash: Int, number: Int) {
-    if (count + 1) * 2 > hashes.count { grow() }
-    let mask = hashes.count - 1
-    var i = hash & mask
-    while hashes[i] != 0 { i = (i + 1) & mask }
-    hashes[i] = hash
-    numbers[i] = number
+  /// Adds a key the table does not hold (`find` returned nil); `number` fits in 32 bits.
+  mutating func insert(hash: UInt32, number: Int) {
+    precondition(number >= 0 && number <= Int(UInt32.max), "a ByteKeyTable numbers keys in 32 bits")
+    if (count + 1) * 4 > slots.count * 3 { grow() }
+    let mask = slots.count - 1
+    var i = Int(hash) & mask
+    while slots[i] != 0 { i = (i + 1) & mask }
+    slots[i] = UInt64(hash) << 32 | UInt64(number)
     count += 1
   }
 
   /// Twice the slots, each key placed again by its kept hash.
   private mutating func grow() {
-    var bigger = ByteKeyTable(capacity: hashes.count)
-    for i in hashes.indices where hashes[i] != 0 { bigger.insert(hash: hashes[i], number: numbers[i]) }
+    var bigger = ByteKeyTable()
+    bigger.slots = Array(repeating: 0, count: slots.count * 2)
+    for s in slots where s != 0 { bigger.insert(hash: UInt32(s >> 32), number: Int(UInt32(truncatingIfNeeded: s))) }
     self = bigger
   }
 }
