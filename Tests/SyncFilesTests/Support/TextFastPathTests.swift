@@ -253,6 +253,37 @@ import Testing
   let dir = makeTempDir()
   deinit { try? FileManager.default.removeItem(atPath: dir) }
 
+  /// Each folder is looked at once, by its bytes: a folder's first
+  /// destination decides whether it is missing, the rest share that answer.
+  @Test func eachFolderIsLookedAtOnce() throws {
+    var table = FactGatherer.FolderTable()
+    var seen: [String] = []
+    let paths = ["/a", "/srv/x/1", "/srv/x/2", "/srv/y/1", "/srv/x/3", "/b", "rel"]
+    let answers = paths.map { path in
+      table.folder(of: path) { folder in
+        seen.append(folder)
+        return folder.hasSuffix("y")
+      }
+    }
+    #expect(seen == ["/", "/srv/x", "/srv/y", "."])
+    #expect(answers.map(\.0) == ["/", "/srv/x", "/srv/x", "/srv/y", "/srv/x", "/", "."])
+    #expect(answers.map(\.1) == [false, false, false, true, false, false, false])
+    // Gathered facts: a destination present, one absent, one in a missing folder.
+    try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
+    try Data("x".utf8).write(to: URL(fileURLWithPath: dir + "/data/a.bin"))
+    var yaml = "version: 1\nname: m\nroot: \(dir)\njournal: \(dir)/journal\nfiles:\n"
+    for d in ["data/a.bin", "data/b.bin", "gone/c.bin", "data/d.bin"] {
+      yaml += "  - {id: '\(d.prefix(6).suffix(1))', url: 'https://example.org/\(d)', destination: \(d)}\n"
+    }
+    try yaml.write(toFile: dir + "/m.yaml", atomically: true, encoding: .utf8)
+    let set = ManifestLoader(environment: [:], plugins: PluginLocator(searchPath: []), workingDirectory: dir).load(
+      paths: [dir + "/m.yaml"])
+    #expect(!set.hasErrors, "\(set.diagnostics)")
+    let facts = FactGatherer.gather(for: set.manifests, journal: [:], now: Timestamp.current())
+    #expect(Set(facts.files.keys) == [dir + "/data/a.bin"])
+    #expect(Set(facts.disks.keys) == [dir + "/data", dir + "/gone"])
+  }
+
   /// A folder with many destinations is listed once; a partial in it is still found, and only it.
   @Test func crowdedFolderFindsItsPartials() throws {
     let n = FactGatherer.PartialLookup.listFrom + 6
