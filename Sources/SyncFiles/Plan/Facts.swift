@@ -50,6 +50,11 @@ public struct Facts: Sendable {
   /// Seconds past the local minute, so a window's start can be given exactly.
   public var localSecond: Int = 0
   public var onACPower: Bool
+  /// How many partials beside their destinations `files` holds, when the
+  /// gatherer counted them (nil: not counted, look each one up). With none,
+  /// the planner does not make each task's partial path to look it up
+  /// (W5: 100,000 paths made for nothing).
+  public var siblingPartials: Int? = nil
 
   public init(now: Timestamp, localMinuteOfDay: Int, onACPower: Bool) {
     self.now = now
@@ -84,6 +89,7 @@ public enum FactGatherer {
     var missingFolders = Set<String>()
     var partials = PartialLookup(manifests)
     var folders = FolderTable()
+    var siblingPartials = 0
     for m in manifests {
       for e in m.files {
         let (folder, inMissingFolder) = folders.folder(of: e.destinationPath) { folder in
@@ -102,10 +108,14 @@ public enum FactGatherer {
           if let f = fact(at: held) { facts.files[held] = f }
         } else if !inMissingFolder {
           let partial = PartialFile.path(for: e.destinationPath)
-          if partials.mayExist(partial, in: folder), let f = fact(at: partial) { facts.files[partial] = f }
+          if partials.mayExist(partial, in: folder), let f = fact(at: partial) {
+            facts.files[partial] = f
+            siblingPartials += 1
+          }
         }
       }
     }
+    facts.siblingPartials = siblingPartials
     return facts
   }
 

@@ -115,7 +115,6 @@ public enum Planner {
     _ e: FileEntry, conditions: Conditions, state: TaskState?, facts: Facts, options: PlanOptions,
     waits: inout WaitReasons
   ) -> PlannedTask {
-    let partialPath = state?.partial?.path ?? PartialFile.path(for: e.destinationPath)
     var t = PlannedTask(entry: e, action: .skip, reason: "")
     let now = facts.now
 
@@ -128,7 +127,7 @@ public enum Planner {
     // 1. What would happen if nothing held it back.
     let sourceChanged = state?.fingerprint.map { $0 != fingerprint(e) } ?? false
     let dest = facts.files[e.destinationPath]
-    let partialFact = facts.files[partialPath]
+    let partialFact = partialFact(e, state, facts)
     let held = sourceChanged ? nil : resumable(state?.partial, fact: partialFact)
 
     if let dest, dest.isSymlink {
@@ -183,6 +182,14 @@ public enum Planner {
     // 2. What holds it back: not_before, backoff, conditions.
     holdBack(&t, conditions: conditions, state: state, facts: facts, options: options, waits: &waits)
     return t
+  }
+
+  /// What lies at the task's partial path: the journal's, else the one
+  /// beside the destination (not made when the facts counted none there).
+  static func partialFact(_ e: FileEntry, _ state: TaskState?, _ facts: Facts) -> FileFact? {
+    if let held = state?.partial?.path { return facts.files[held] }
+    if facts.siblingPartials == 0 { return nil }
+    return facts.files[PartialFile.path(for: e.destinationPath)]
   }
 
   /// What holds a due task back (not_before, a backoff after failed runs,

@@ -253,6 +253,34 @@ import Testing
   let dir = makeTempDir()
   deinit { try? FileManager.default.removeItem(atPath: dir) }
 
+  /// The gatherer counts the partials it finds beside destinations; with
+  /// none counted the planner looks for none, and with one it finds it.
+  @Test func aPartialBesideItsDestinationIsCountedAndPlanned() throws {
+    try FileManager.default.createDirectory(atPath: dir + "/p", withIntermediateDirectories: true)
+    try Data("x".utf8).write(to: URL(fileURLWithPath: dir + "/p/a.bin"))
+    let yaml =
+      "version: 1\nname: m\nroot: \(dir)/p\njournal: \(dir)/journal\nfiles:\n"
+      + "  - {id: a, url: 'https://example.org/a', destination: a.bin}\n"
+    try yaml.write(toFile: dir + "/p.yaml", atomically: true, encoding: .utf8)
+    let set = ManifestLoader(environment: [:], plugins: PluginLocator(searchPath: []), workingDirectory: dir).load(
+      paths: [dir + "/p.yaml"])
+    func planned() -> (Facts, PlannedTask) {
+      let facts = FactGatherer.gather(for: set.manifests, journal: [:], now: Timestamp.current())
+      return (facts, Planner.plan(manifests: set.manifests, journal: [:], facts: facts, journalPath: "/j").tasks[0])
+    }
+    var (facts, task) = planned()
+    #expect(facts.siblingPartials == 0 && !task.leftoverPartial)
+    try Data("held".utf8).write(to: URL(fileURLWithPath: dir + "/p/.a.bin.syncfiles-partial"))
+    (facts, task) = planned()
+    #expect(facts.siblingPartials == 1 && task.leftoverPartial)
+    // Facts made by hand (not counted) are looked up path by path.
+    var byHand = Facts(now: facts.now, localMinuteOfDay: 0, onACPower: true)
+    byHand.files = facts.files
+    byHand.disks = facts.disks
+    let t = Planner.plan(manifests: set.manifests, journal: [:], facts: byHand, journalPath: "/j").tasks[0]
+    #expect(byHand.siblingPartials == nil && t.leftoverPartial)
+  }
+
   /// Each folder is looked at once, by its bytes: a folder's first
   /// destination decides whether it is missing, the rest share that answer.
   @Test func eachFolderIsLookedAtOnce() throws {
