@@ -57,8 +57,9 @@ enum PlanOutput {
     horizon: TimeSpan? = nil
   ) throws {
     let now = try session.clock()
-    let loaded = try LoadedSession.load(paths: paths, options: session)
-    let (plan, facts) = loaded.planAndFacts(now: now, options: options, remote: remote, verbose: verbose)
+    // The destinations are checked beside the planning; their errors come before any output.
+    let loaded = try LoadedSession.load(paths: paths, options: session, deferDestinations: true)
+    let (plan, facts) = try loaded.planAndFacts(now: now, options: options, remote: remote, verbose: verbose)
     try requireSelection(plan, only: options.only)
     let forecast = horizon.map { loaded.forecast(plan, facts: facts, horizon: $0) }
     switch session.format {

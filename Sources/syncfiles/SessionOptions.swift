@@ -33,11 +33,17 @@ struct LoadedSession {
   var set: ManifestSet
   var journalPath: String
   var journal: JournalFormat.Contents
+  /// The destinations' check, when it runs beside the planning (`plan`):
+  /// `planAndFacts` waits for it before it returns.
+  var destinations: DestinationCheck? = nil
 
   /// Loads and checks the manifests (exit 2 with every error on stderr when
   /// any is invalid) and reads the journal without locking it.
-  static func load(paths: [String], options: SessionOptions) throws -> LoadedSession {
-    let (set, path) = try manifests(paths: paths, options: options)
+  /// `deferDestinations`: the destinations are checked on a thread of their
+  /// own while the caller plans (`planAndFacts` reports their errors).
+  static func load(paths: [String], options: SessionOptions, deferDestinations: Bool = false) throws -> LoadedSession {
+    let (set, path, destinations) = try manifests(
+      paths: paths, options: options, prefetch: nil, deferDestinations: deferDestinations)
     let contents: JournalFormat.Contents
     do {
       contents = try JournalReader.read(path: path)
@@ -46,7 +52,7 @@ struct LoadedSession {
       throw ExitCode(2)
     }
     if let note = contents.damageNote(path: path, rewritten: false) { Output.error("syncfiles: \(note)") }
-    return LoadedSession(set: set, journalPath: path, journal: contents)
+    return LoadedSession(set: set, journalPath: path, journal: contents, destinations: destinations)
   }
 
   /// Loads and checks the manifests (exit 2 with every error on stderr when
@@ -56,6 +62,15 @@ struct LoadedSession {
   static func manifests(
     paths: [String], options: SessionOptions, plugins: PluginRegistry? = nil, prefetch: JournalPrefetch? = nil
   ) throws -> (ManifestSet, String) {
+    let (set, path, _) = try manifests(
+      paths: paths, options: options, plugins: plugins, prefetch: prefetch, deferDestinations: false)
+    return (set, path)
+  }
+
+  private static func manifests(
+    paths: [String], options: SessionOptions, plugins: PluginRegistry? = nil, prefetch: JournalPrefetch?,
+    deferDestinations: Bool
+  ) throws -> (ManifestSet, String, DestinationCheck?) {
     let env = Runtime.environment
     let cwd = Runtime.workingDirectory
     var loader = ManifestLoader(environment: env, plugins: plugins, workingDirectory: cwd)
@@ -68,33 +83,57 @@ struct LoadedSession {
       }
       loader.onJournalKey = { prefetch.start(path: $0) }
     }
-    let set = loader.load(paths: paths)
-    if set.hasErrors {
-      for d in ValidationReport(set: set).sortedDiagnostics where d.severity == .error {
-        Output.error(d.description)
+    var set = deferDestinations ? loader.loadDeferringDestinations(paths: paths) : loader.load(paths: paths)
+    var destinations: DestinationCheck? = nil
+    if deferDestinations {
+      // With errors already, every error is shown at once, as without deferring.
+      if set.hasErrors {
+        set.diagnostics += ManifestLoader.destinationConflicts(set)
+      } else {
+        destinations = DestinationCheck(set)
       }
-      Output.error("nothing was done: fix the errors above (`syncfiles validate` shows warnings too)")
-      throw ExitCode(2)
     }
+    if set.hasErrors { try refuse(set) }
     let path = JournalLocation.resolve(
       flag: options.journal, environment: env, manifests: set.manifests, isRoot: getuid() == 0, workingDirectory: cwd)
-    return (set, path)
+    return (set, path, destinations)
+  }
+
+  /// Every error on stderr, and exit 2: nothing is done with invalid manifests.
+  private static func refuse(_ set: ManifestSet) throws -> Never {
+    for d in ValidationReport(set: set).sortedDiagnostics where d.severity == .error {
+      Output.error(d.description)
+    }
+    Output.error("nothing was done: fix the errors above (`syncfiles validate` shows warnings too)")
+    throw ExitCode(2)
+  }
+
+  /// Waits for a deferred destination check; its errors end the command as
+  /// any other manifest error would (exit 2, nothing shown but the errors).
+  func requireSoundDestinations() throws {
+    guard let destinations else { return }
+    let conflicts = destinations.wait()
+    guard !conflicts.isEmpty else { return }
+    var set = set
+    set.diagnostics += conflicts
+    try Self.refuse(set)
   }
 
   /// `digests: false` (status): no destination is hashed for adoption.
   func plan(
     now: Timestamp, options: PlanOptions, remote: Bool = false, verbose: Bool = false, digests: Bool = true
-  ) -> SessionPlan {
-    planAndFacts(now: now, options: options, remote: remote, verbose: verbose, digests: digests).plan
+  ) throws -> SessionPlan {
+    try planAndFacts(now: now, options: options, remote: remote, verbose: verbose, digests: digests).plan
   }
 
   /// The plan, and the facts it was made from (the forecast reads their disks).
   func planAndFacts(
     now: Timestamp, options: PlanOptions, remote: Bool = false, verbose: Bool = false, digests: Bool = true
-  ) -> (plan: SessionPlan, facts: Facts) {
+  ) throws -> (plan: SessionPlan, facts: Facts) {
     let facts = FactGatherer.gather(for: set.manifests, journal: journal.tasks, now: now, digests: digests)
     let plan = Planner.plan(
       manifests: set.manifests, journal: journal.tasks, facts: facts, options: options, journalPath: journalPath)
+    try requireSoundDestinations()
     guard remote else { return (plan, facts) }
     var probe = RemoteProbe.Options(parallel: plan.limits.parallel ?? Limits.defaultParallel)
     probe.environment = NetworkEnvironment(environment: Runtime.environment)

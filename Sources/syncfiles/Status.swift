@@ -45,7 +45,7 @@ struct Status: ParsableCommand {
     let now = try session.clock()
     let loaded = try LoadedSession.load(paths: paths, options: session)
     // Status reads no file's bytes: an adoptable destination shows as due, as it is until an apply.
-    let plan = paths.isEmpty ? nil : loaded.plan(now: now, options: PlanOptions(), digests: false)
+    let plan = paths.isEmpty ? nil : try loaded.plan(now: now, options: PlanOptions(), digests: false)
     if check { return try runCheck(loaded, plan: plan, now: now) }
     let rows = StatusReport.rows(journal: loaded.journal.tasks, plan: plan)
     switch session.format {

@@ -80,8 +80,21 @@ public struct ManifestLoader: Sendable {
     return (manifest, decoder.diagnostics)
   }
 
-  /// Loads every manifest named by `paths` as one session.
+  /// Loads every manifest named by `paths` as one session, every check made.
   public func load(paths: [String]) -> ManifestSet {
+    var set = loadDeferringDestinations(paths: paths)
+    set.diagnostics += Self.destinationConflicts(set)
+    // The check's tables were the load's last large allocation, on a heap
+    // top glibc keeps: what planning allocates next does not reuse it, and it
+    // would stay in the peak (W5 100,000 entries: 2 MiB; the call costs about
+    // a millisecond).
+    sf_release_free_memory()
+    return set
+  }
+
+  /// As `load`, but the destinations are left to check (`destinationConflicts`,
+  /// or `DestinationCheck` on a thread of its own beside the planning).
+  public func loadDeferringDestinations(paths: [String]) -> ManifestSet {
     var set = ManifestSet()
     var seenFiles = Set<String>()
     for path in paths {
@@ -98,11 +111,6 @@ public struct ManifestLoader: Sendable {
       }
     }
     checkSession(&set)
-    // The check's tables were the load's last large allocation, on a heap
-    // top glibc keeps: what planning allocates next does not reuse it, and it
-    // would stay in the peak (W5 100,000 entries: 2 MiB; the call costs about
-    // a millisecond).
-    sf_release_free_memory()
     return set
   }
 
@@ -157,8 +165,8 @@ public struct ManifestLoader: Sendable {
     return manifests.map { (prefix + $0, absolute + "/" + $0) }
   }
 
-  /// Rules that span manifests: unique names, one journal, and no two tasks
-  /// writing one path (or one task's file standing where another needs a folder).
+  /// Rules that span manifests: unique names and one journal (the
+  /// destinations are checked apart: `destinationConflicts`).
   func checkSession(_ set: inout ManifestSet) {
     var names: [String: Manifest] = [:]
     for m in set.manifests {
@@ -185,8 +193,6 @@ public struct ManifestLoader: Sendable {
       }
       journals[j] = journals[j] ?? m
     }
-
-    set.diagnostics += destinationConflicts(set)
   }
 
   /// An entry by (manifest, entry) indices: copying entries into the
@@ -196,14 +202,14 @@ public struct ManifestLoader: Sendable {
   /// Two tasks writing one path, or one task's file standing where another
   /// needs a folder. Paths are looked up by their bytes (`ByteKeyTable`):
   /// no string is made for a destination's folder unless it is new.
-  func destinationConflicts(_ set: ManifestSet) -> [Diagnostic] {
+  public static func destinationConflicts(_ set: ManifestSet) -> [Diagnostic] {
     func describe(_ o: EntryIndex) -> String {
       let m = set.manifests[o.m]
       let e = m.files[o.e]
       return "'\(e.qualifiedID)' (\(m.path):\(e.destinationMark))"
     }
     let numbering = Numbering(set)
-    let (owners, seconds, firstPass) = sameDestinations(numbering, describe)
+    let (owners, seconds, firstPass) = Self.sameDestinations(numbering, describe)
     var conflicts = firstPass
     // Folders known to be no task's destination, all the way up: most
     // destinations share their folders, so each folder is looked up once.
@@ -275,7 +281,7 @@ public struct ManifestLoader: Sendable {
 
   /// Who writes each destination first (by manifest, then entry), the
   /// entries that write one a second time, and an error for each of those.
-  private func sameDestinations(_ numbering: Numbering, _ describe: (EntryIndex) -> String)
+  private static func sameDestinations(_ numbering: Numbering, _ describe: (EntryIndex) -> String)
     -> (owners: ByteKeyTable, seconds: Set<Int>, conflicts: [Diagnostic])
   {
     let set = numbering.set

@@ -47,6 +47,33 @@ import Testing
     #expect((disk["free_bytes"] as? Int ?? 0) > 0)
   }
 
+  /// `plan` checks the destinations beside its planning: a conflict still
+  /// ends it with the errors alone (exit 2, nothing on stdout), and with
+  /// another error in the manifest every error is shown at once.
+  @Test func conflictingDestinationsStopThePlanBeforeAnyOutput() throws {
+    let head = "version: 1\nname: m\nroot: out\njournal: state/journal\nfiles:\n"
+    let entries =
+      "  - {id: a, url: 'https://example.org/a', destination: d/a.bin}\n"
+      + "  - {id: b, url: 'https://example.org/b', destination: d/a.bin}\n"
+      + "  - {id: c, url: 'https://example.org/c', destination: d/a.bin/c.bin}\n"
+    write(head + entries, to: dir + "/c.yaml")
+    var r = try run(["plan", "c.yaml"], cwd: dir)
+    #expect(r.status == 2)
+    #expect(r.stdout.isEmpty, "\(r.stdout)")
+    #expect(r.stderr.contains("destination '\(dir)/out/d/a.bin' of 'm/b' is also the destination of 'm/a'"))
+    #expect(r.stderr.contains("destination of 'm/c' needs a folder at '\(dir)/out/d/a.bin'"))
+    #expect(r.stderr.contains("nothing was done"))
+    let validate = try run(["validate", "c.yaml"], cwd: dir)
+    let errors = { (text: String) in text.split(separator: "\n").filter { $0.contains(": error: ") } }
+    #expect(errors(r.stderr) == errors(validate.stdout + validate.stderr), "plan and validate name the same errors")
+    write(
+      head + entries + "  - {id: e, url: 'https://example.org/e', destination: e.bin, colour: red}\n",
+      to: dir + "/c.yaml")
+    r = try run(["plan", "c.yaml"], cwd: dir)
+    #expect(r.status == 2 && r.stdout.isEmpty)
+    #expect(r.stderr.contains("unknown key 'colour'") && r.stderr.contains("is also the destination of 'm/a'"))
+  }
+
   @Test func dryRunIsThePlanAndWritesNothing() throws {
     setUp()
     let plan = try run(["plan", "--now", "2026-11-21T19:00:00Z", "m.yaml"], cwd: dir)
