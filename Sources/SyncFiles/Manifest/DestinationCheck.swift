@@ -14,6 +14,9 @@ public final class DestinationCheck: @unchecked Sendable {
   public init(_ set: ManifestSet) {
     startThread { [self] in
       let found = ManifestLoader.destinationConflicts(set)
+      // The check's tables are freed: their pages go back now, on this
+      // thread, while the plan beside it grows (W5: 0.4 MiB off the peak).
+      sf_release_free_memory()
       lock.locked {
         conflicts = found
         lock.signal()
@@ -23,12 +26,9 @@ public final class DestinationCheck: @unchecked Sendable {
 
   /// Waits for the check and returns its errors (none: the session is sound).
   public func wait() -> [Diagnostic] {
-    let found = lock.locked {
+    lock.locked {
       while conflicts == nil { lock.wait(until: nil) }
       return conflicts!
     }
-    // The check's tables are freed: give their pages back before the output.
-    sf_release_free_memory()
-    return found
   }
 }
