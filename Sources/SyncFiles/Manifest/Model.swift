@@ -113,6 +113,13 @@ public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
   /// For display: as written, with `${VAR}` intact and any password hidden.
   public var display: String { hidesPassword ? Self.hidingPassword(text.template) : text.template }
 
+  /// `display` in two parts that join to it, made with no new string when
+  /// the URL keeps its text in two (a fingerprint is fed part by part).
+  public func withDisplayParts<R>(_ body: (String, String) -> R) -> R {
+    guard expanded == nil, !hidesPassword else { return body(display, "") }
+    return body(head, tail)
+  }
+
   /// `scheme://host:port`, the origin headers are confined to.
   public var origin: String {
     port.map { "\(scheme)://\(host):\($0)" } ?? "\(scheme)://\(host)"

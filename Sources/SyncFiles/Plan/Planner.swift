@@ -63,7 +63,7 @@ public enum Planner {
   public static func fingerprint(_ e: FileEntry) -> String {
     // fnv1a(joined: [url, destination, sha256, max_bytes], separator: "\u{1}"),
     // fed part by part: no array of the parts (twice an entry in a steady run).
-    var h = fnv1a(e.url.display, from: fnvOffset)
+    var h = e.url.withDisplayParts { head, tail in fnv1a(tail, from: fnv1a(head, from: fnvOffset)) }
     h = fnv1a(e.destinationPath, from: fnv1a("\u{1}", from: h))
     h = fnv1a(e.sha256 ?? "", from: fnv1a("\u{1}", from: h))
     h = fnv1a(e.maxBytes.map(String.init) ?? "", from: fnv1a("\u{1}", from: h))

@@ -94,8 +94,12 @@ import Testing
       files:
         - {id: a, url: 'https://example.org/a', destination: a.bin, max_bytes: 1MiB, sha256: \(String(repeating: "ab", count: 32))}
         - {id: b, url: 'https://example.org/b', destination: b.bin, max_bytes: 5}
-      """)
-    #expect(!d.hasErrors)
+        - {id: c, url: 'https://user:pw@example.org/dir/c', destination: c.bin}
+        - {id: d, url: 'https://example.org/${TOKEN}/a-name-longer-than-fifteen', destination: d.bin}
+        - {id: e, url: 'https://example.org', destination: e.bin}
+      """, env: ["TOKEN": "t0k"])
+    #expect(!d.hasErrors, "\(d)")
+    #expect(m!.files.count == 5)
     for e in m!.files {
       // As journals written by earlier versions recorded it.
       let key = [e.url.display, e.destinationPath, e.sha256 ?? "", e.maxBytes.map(String.init) ?? ""]
