@@ -96,19 +96,18 @@ public enum FactGatherer {
           facts.disks[folder] = disk(for: folder, cache: &disksByFolder, missing: &missingFolders)
           return missingFolders.contains(folder)
         }
+        let state = journal.isEmpty ? nil : journal[e.qualifiedID]
         if !inMissingFolder, let f = fact(at: e.destinationPath) {
           facts.files[e.destinationPath] = f
-          if digests, mayAdopt(e, f, journal[e.qualifiedID]),
-            let d = SHA256Hasher.digest(ofFileAt: e.destinationPath, size: f.size)
-          {
+          if digests, mayAdopt(e, f, state), let d = SHA256Hasher.digest(ofFileAt: e.destinationPath, size: f.size) {
             facts.digests[e.destinationPath] = d
           }
         }
-        if let held = journal[e.qualifiedID]?.partial?.path {
+        if let held = state?.partial?.path {
           if let f = fact(at: held) { facts.files[held] = f }
-        } else if !inMissingFolder {
+        } else if !inMissingFolder, partials.mayExist(partialOf: e.destinationPath, in: folder) {
           let partial = PartialFile.path(for: e.destinationPath)
-          if partials.mayExist(partial, in: folder), let f = fact(at: partial) {
+          if let f = fact(at: partial) {
             facts.files[partial] = f
             siblingPartials += 1
           }
@@ -164,19 +163,39 @@ public enum FactGatherer {
       return Set(count.filter { $0.value >= Self.listFrom }.keys)
     }
 
-    mutating func mayExist(_ partial: String, in folder: String) -> Bool {
+    /// The last folder asked about and its listed partials (nil: look each
+    /// partial up): destinations come folder by folder, and each one's
+    /// folder was hashed three times (W4: 2,000 destinations in one folder).
+    private var last: (folder: String, partials: Set<String>?)? = nil
+
+    /// Whether the partial of `destination` may lie in `folder`, its folder.
+    mutating func mayExist(partialOf destination: String, in folder: String) -> Bool {
+      let partials: Set<String>?
+      if let last, last.folder == folder {
+        partials = last.partials
+      } else {
+        partials = listing(of: folder)
+        last = (folder, partials)
+      }
+      guard let partials else { return true }
+      return !partials.isEmpty && partials.contains(PartialFile.partialName(for: Paths.fileName(of: destination)))
+    }
+
+    /// The partials a crowded folder holds; nil for a folder that is not
+    /// crowded, or that cannot be listed (each partial is then looked up by
+    /// its own stat).
+    private mutating func listing(of folder: String) -> Set<String>? {
       let crowded = crowdedFolders ?? Self.crowded(manifests)
       crowdedFolders = crowded
-      guard crowded.contains(folder) else { return true }
-      if listed[folder] == nil {
-        // Unreadable: every partial is looked up by its own stat.
-        guard let names = FileIO.listFolder(folder) else {
-          crowdedFolders?.remove(folder)
-          return true
-        }
-        listed[folder] = Set(names.filter { $0.hasSuffix(PartialFile.suffix) })
+      guard crowded.contains(folder) else { return nil }
+      if let partials = listed[folder] { return partials }
+      guard let names = FileIO.listFolder(folder) else {
+        crowdedFolders?.remove(folder)
+        return nil
       }
-      return listed[folder]!.contains(Paths.fileName(of: partial))
+      let partials = Set(names.filter { $0.hasSuffix(PartialFile.suffix) })
+      listed[folder] = partials
+      return partials
     }
   }
 

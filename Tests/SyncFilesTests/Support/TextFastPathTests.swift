@@ -253,6 +253,30 @@ import Testing
   let dir = makeTempDir()
   deinit { try? FileManager.default.removeItem(atPath: dir) }
 
+  /// Destinations that alternate between crowded folders (each listed
+  /// once) still find each folder's own partials, and only them.
+  @Test func alternatingCrowdedFoldersFindTheirOwnPartials() throws {
+    let n = FactGatherer.PartialLookup.listFrom + 2
+    var yaml = "version: 1\nname: m\nroot: \(dir)/alt\njournal: \(dir)/journal\nfiles:\n"
+    for i in 0..<(2 * n) {
+      yaml += "  - {id: f\(i), url: 'https://example.org/\(i)', destination: d\(i % 2)/f\(i).bin}\n"
+    }
+    for d in ["d0", "d1"] {
+      try FileManager.default.createDirectory(atPath: dir + "/alt/" + d, withIntermediateDirectories: true)
+    }
+    try yaml.write(toFile: dir + "/alt.yaml", atomically: true, encoding: .utf8)
+    // f4 belongs in d0 and f7 in d1; a partial named for f4 in d1 is nobody's.
+    for p in ["d0/.f4.bin", "d1/.f7.bin", "d1/.f4.bin"] {
+      try Data("held".utf8).write(to: URL(fileURLWithPath: dir + "/alt/" + p + ".syncfiles-partial"))
+    }
+    let set = ManifestLoader(environment: [:], plugins: PluginLocator(searchPath: []), workingDirectory: dir).load(
+      paths: [dir + "/alt.yaml"])
+    let facts = FactGatherer.gather(for: set.manifests, journal: [:], now: Timestamp.current())
+    let found = facts.files.keys.filter { $0.hasSuffix(".syncfiles-partial") }.sorted()
+    #expect(found == [dir + "/alt/d0/.f4.bin.syncfiles-partial", dir + "/alt/d1/.f7.bin.syncfiles-partial"])
+    #expect(facts.siblingPartials == 2)
+  }
+
   /// The gatherer counts the partials it finds beside destinations; with
   /// none counted the planner looks for none, and with one it finds it.
   @Test func aPartialBesideItsDestinationIsCountedAndPlanned() throws {
