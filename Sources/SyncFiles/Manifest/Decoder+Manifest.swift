@@ -631,14 +631,19 @@ extension ManifestDecoder {
     entry.expectedBytes = f.expectedBytes
     entry.sha256 = f.sha256
     entry.notBefore = f.notBefore
-    let o = options(f, retry: retry, timeout: timeout)
-    entry.options = shared(o)
-    checkNetwork(o.network, marks: f.marks)
-    if o.discretionary && manifest.conditions.isEmpty {
-      warning(
-        f.marks[.discretionary] ?? item.mark,
-        "discretionary has no effect: this manifest sets no conditions (window, ac_power)")
+    // An entry that sets no option, nor do its defaults, keeps the default
+    // options' box: none is built and compared (W5: most of the options' cost).
+    if f.marks.hasFileKey(outside: FileKey.entryValues) {
+      let o = options(f, retry: retry, timeout: timeout)
+      entry.options = shared(o)
+      checkNetwork(o.network, marks: f.marks)
+      if o.discretionary && manifest.conditions.isEmpty {
+        warning(
+          f.marks[.discretionary] ?? item.mark,
+          "discretionary has no effect: this manifest sets no conditions (window, ac_power)")
+      }
     }
+    let o = entry.options.value
     if (url.scheme == "http" || url.scheme == "https") && entry.sha256 == nil && o.maxBytes == nil
       && o.verify.isEmpty
     {

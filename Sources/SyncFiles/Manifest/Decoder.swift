@@ -56,8 +56,7 @@ struct Fields<Value>: Sequence {
 
   /// What `key` is among a file entry's keys, for fields that keep them.
   private func fileKey(_ key: String) -> FileKey? {
-    guard keyed, let k = Keys.file.firstIndex(where: { sameKey($0, key) }) else { return nil }
-    return FileKey(rawValue: k)
+    keyed ? FileKey(named: key) : nil
   }
 
   private func slot(_ key: FileKey) -> UInt64 {
@@ -68,6 +67,12 @@ struct Fields<Value>: Sequence {
   private mutating func place(_ key: FileKey, at index: Int) {
     let value = UInt64(Swift.min(index + 1, Int(Self.byName))) << UInt64(key.rawValue % 10 * 6)
     if key.rawValue < 10 { slots.0 |= value } else { slots.1 |= value }
+  }
+
+  /// Whether a file key not in `mask` (`FileKey.bit`s) is present.
+  func hasFileKey(outside mask: UInt64) -> Bool {
+    for k in FileKey.allCases where mask & k.bit == 0 && has(k) { return true }
+    return false
   }
 
   /// Whether a file key is present (fields made by `fileKeyed()`).
@@ -207,25 +212,26 @@ struct ManifestDecoder {
     }
     var out = fileKeyed ? Fields<Value>.fileKeyed() : Fields<Value>()
     out.reserveCapacity(pairs.count)
-    for pair in pairs {
-      guard case .scalar(let key, _) = pair.key.kind else {
-        error(pair.key.mark, "keys in \(what) must be plain words, found \(pair.key.kindName)")
+    // By index: iterating would copy each pair, key and value.
+    for i in pairs.indices {
+      guard case .scalar(let key, _) = pairs[i].key.kind else {
+        error(pairs[i].key.mark, "keys in \(what) must be plain words, found \(pairs[i].key.kindName)")
         continue
       }
       // Only allowed keys are kept, so only they can be duplicates.
-      let position = allowed.firstIndex(where: { sameKey($0, key) })
-      let fileKey = fileKeyed ? position.flatMap(FileKey.init(rawValue:)) : nil
+      let fileKey = fileKeyed ? FileKey(named: key) : nil
+      let position = fileKeyed ? fileKey?.rawValue : allowed.firstIndex(where: { sameKey($0, key) })
       if position != nil, fileKey.map(out.has) ?? (out[key] != nil) {
         // The key's first pair is the one kept: the first of its name.
         let first = pairs.first { if case .scalar(let k, _) = $0.key.kind { k == key } else { false } }
-        error(pair.key.mark, "duplicate key '\(key)' in \(what) (first set at line \(first?.key.mark.line ?? 0))")
+        error(pairs[i].key.mark, "duplicate key '\(key)' in \(what) (first set at line \(first?.key.mark.line ?? 0))")
         continue
       }
       guard position != nil else {
-        unknownKey(key, at: pair.key.mark, in: what, allowed: suggestFrom ?? allowed)
+        unknownKey(key, at: pairs[i].key.mark, in: what, allowed: suggestFrom ?? allowed)
         continue
       }
-      out.append(new: key, take(pair), as: fileKey)
+      out.append(new: key, take(pairs[i]), as: fileKey)
     }
     return out
   }

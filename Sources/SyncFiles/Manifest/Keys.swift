@@ -9,6 +9,36 @@ enum FileKey: Int, CaseIterable {
   var name: String { Keys.file[rawValue] }
   /// Its bit in a set of present keys.
   var bit: UInt64 { 1 << UInt64(rawValue) }
+
+  /// The keys that are an entry's own values; every other key makes its
+  /// options (`EntryOptions`).
+  static let entryValues: UInt64 = [FileKey.id, .url, .destination, .expectedBytes, .sha256, .notBefore].reduce(
+    UInt64(0)
+  ) { $0 | $1.bit }
+
+  /// The key written `name`, found by its length and then at most three
+  /// comparisons (the decoder asks for every key of every entry: W5 has
+  /// 500,000; a scan of `Keys.file` compared up to twenty).
+  init?(named name: String) {
+    let found: FileKey?
+    switch name.utf8.count {
+    case 2: found = .id
+    case 3: found = name == "url" ? .url : .tls
+    case 4: found = .mode
+    case 5: found = name == "retry" ? .retry : name == "proxy" ? .proxy : .netrc
+    case 6: found = name == "sha256" ? .sha256 : .verify
+    case 7: found = name == "mirrors" ? .mirrors : name == "headers" ? .headers : .timeout
+    case 8: found = name == "schedule" ? .schedule : .segments
+    case 9: found = name == "max_bytes" ? .maxBytes : .onChange
+    case 10: found = .notBefore
+    case 11: found = .destination
+    case 13: found = .discretionary
+    case 14: found = .expectedBytes
+    default: found = nil
+    }
+    guard let found, found.name == name else { return nil }
+    self = found
+  }
 }
 
 /// The keys of the manifest format (SPEC §4), per context.

@@ -41,6 +41,41 @@ import Testing
     #expect(f[2].notBefore != nil && f[0].notBefore == nil)
   }
 
+  /// An entry that sets no option (nor do its defaults) keeps the default
+  /// options' box; one option key of its own gives it options of its own.
+  @Test func anEntryWithNoOptionKeepsTheDefaultOptions() throws {
+    let (m, d) = decode(
+      """
+      version: 1
+      name: m
+      root: /srv
+      files:
+        - { id: a, url: 'https://h.example/a', destination: a, expected_bytes: 1KiB, sha256: \(String(repeating: "0", count: 64)) }
+        - { id: b, url: 'https://h.example/b', destination: b, mode: '0600' }
+        - { id: c, url: 'https://h.example/c', destination: c, retry: { attempts: 2 } }
+        - { id: d, url: 'https://h.example/d', destination: d, max_bytes: 1MiB }
+        - { id: e, url: 'https://h.example/e', destination: e, schedule: every 1h }
+        - { id: f, url: 'https://h.example/f', destination: f, segments: 2 }
+        - { id: g, url: 'https://h.example/g', destination: g, not_before: '2999-01-01T00:00:00Z' }
+      """)
+    #expect(errors(d).isEmpty, "\(errors(d))")
+    let f = try #require(m?.files)
+    try #require(f.count == 7)
+    #expect(f[0].values.options.sharesBox(with: FileEntry.Values.defaultOptions))
+    #expect(f[6].values.options.sharesBox(with: FileEntry.Values.defaultOptions))
+    for e in f[1...5] { #expect(e.values.options.value != EntryOptions(), "\(e.qualifiedID)") }
+    #expect(f[1].mode == 0o600 && f[2].retry.attempts == 2 && f[3].maxBytes == 1 << 20 && f[5].segments == 2)
+  }
+
+  /// Every file key is found by its name, and no other name is one.
+  @Test func fileKeysAreFoundByName() {
+    for k in FileKey.allCases { #expect(FileKey(named: k.name) == k, "\(k.name)") }
+    #expect(Keys.file.count == FileKey.allCases.count)
+    for other in ["", "ID", "uri", "mode ", "destinatio", "expected-bytes", "not_after", "tlsx", "retries"] {
+      #expect(FileKey(named: other) == nil, "\(other)")
+    }
+  }
+
   @Test func changingOneEntryLeavesTheEntriesItSharedWith() throws {
     let f = files()
     try #require(f.count == 4)
