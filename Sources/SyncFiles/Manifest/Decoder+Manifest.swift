@@ -233,10 +233,16 @@ extension ManifestDecoder {
         duplicate = true
       }
     }
-    // Without `defaults` there is nothing to merge (and no copy to make).
-    let merged = files.defaults.map { own.over($0) } ?? own
+    // Without `defaults` there is nothing to merge, and no copy is made (a
+    // copy of the fields is one more to destroy, through the runtime).
+    let made =
+      if let defaults = files.defaults {
+        makeEntry(own.over(defaults), item: item, manifest: files.manifest)
+      } else {
+        makeEntry(own, item: item, manifest: files.manifest)
+      }
     // A duplicate is still checked in full (SPEC §8.2), but never kept.
-    guard let entry = makeEntry(merged, item: item, manifest: files.manifest), !duplicate else { return }
+    guard let entry = made, !duplicate else { return }
     if entry.expectedBytes == nil { files.missingExpected.append(entry.mark) }
     files.manifest.files.append(entry)
   }
