@@ -4,6 +4,17 @@ public enum Action: String, Sendable, Hashable, CaseIterable {
 
   /// The task sends a request this run.
   public var runs: Bool { self == .download || self == .resume || self == .revalidate }
+
+  /// Its place in `allCases`.
+  var ordinal: Int {
+    switch self {
+    case .download: 0
+    case .resume: 1
+    case .revalidate: 2
+    case .skip: 3
+    case .wait: 4
+    }
+  }
 }
 
 /// A plan holds one per entry (100,000 in W5), so what most tasks leave at

@@ -30,12 +30,25 @@ public enum PlanReport {
         if bytes == nil { unknown += 1 }
       }
       TextTable.line(header, widths: widths, into: &out.bytes)
+      // The action cell, and for a task that moves nothing the byte cell
+      // after it, are a few texts: padded once, copied into each row.
+      let fixed = Action.allCases.map { a -> (action: [UInt8], idle: [UInt8]) in
+        var cell: [UInt8] = []
+        TextTable.cell(a.rawValue, width: widths[1], into: &cell)
+        var idle = cell
+        TextTable.cell(bytesCell(runs: false, nil), width: widths[2], into: &idle)
+        return (cell, idle)
+      }
       for t in UnsafePointer(tasks.baseAddress!)..<tasks.baseAddress! + tasks.count {
         out.bytes.append(0x0A)
         TextTable.cell(t.pointee.entry.qualifiedID, width: widths[0], into: &out.bytes)
-        TextTable.cell(t.pointee.action.rawValue, width: widths[1], into: &out.bytes)
         let action = t.pointee.action
-        TextTable.cell(bytesCell(runs: action.runs, t.pointee.bytesToTransfer), width: widths[2], into: &out.bytes)
+        if action.runs {
+          out.bytes += fixed[action.ordinal].action
+          TextTable.cell(bytesCell(runs: true, t.pointee.bytesToTransfer), width: widths[2], into: &out.bytes)
+        } else {
+          out.bytes += fixed[action.ordinal].idle
+        }
         out.bytes.appendUTF8(t.pointee.reason)
         if action == .revalidate, let note = requestNote(t.pointee.request) { out.write("; " + note) }
         out.flushIfFull()

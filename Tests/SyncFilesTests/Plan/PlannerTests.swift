@@ -342,6 +342,7 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
     let f = facts(["/srv/c.bin": FileFact(size: 100, mtimeNs: 5)])
     let p = Planner.plan(manifests: [m!], journal: ["m/c": c], facts: f, journalPath: "/j")
     #expect(p.tasks.map(\.action) == [.download, .download, .revalidate, .wait])
+    #expect(Action.allCases.map(\.ordinal) == Array(Action.allCases.indices))
     guard case .object(let fields) = PlanReport.json(p),
       case .array(let json)? = fields.first(where: { $0.0 == "tasks" })?.1
     else { return #expect(Bool(false), "no tasks in the JSON") }
