@@ -335,7 +335,7 @@ struct StreamedFiles: YAMLListSink {
     return files?.pair != nil
   }
 
-  mutating func item(_ node: YAMLNode) {
+  mutating func item(_ node: consuming YAMLNode) {
     if files != nil { decoder.decodeItem(node, into: &files!) }
   }
 

@@ -24,16 +24,18 @@ final class PipelinedFiles: YAMLListSink, @unchecked Sendable {
 
   func begin(root: YAMLNode) -> Bool { inner.begin(root: root) }
 
-  func item(_ node: YAMLNode) {
+  func item(_ node: consuming YAMLNode) {
     seen += 1
     if !started && seen <= inlineItems { return inner.item(node) }
     if !started {
       started = true
       startThread { [self] in work() }
     }
+    // Moved into the queue, not copied: the closure takes it out of `held`.
+    var held: YAMLNode? = consume node
     lock.locked {
       while queue.count >= Self.window { lock.wait(until: nil) }
-      queue.append(node)
+      queue.append(held.take()!)
       if queue.count == 1 { lock.signal() }
     }
   }

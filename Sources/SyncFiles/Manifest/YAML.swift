@@ -82,13 +82,13 @@ public protocol YAMLListSink {
   /// marks are the list's). True: items go to `item(_:)`, and the tree keeps
   /// the list empty.
   mutating func begin(root: YAMLNode) -> Bool
-  mutating func item(_ node: YAMLNode)
+  mutating func item(_ node: consuming YAMLNode)
 }
 
 /// The sink of a plain parse: it takes no list.
 struct NoListSink: YAMLListSink {
   func begin(root: YAMLNode) -> Bool { false }
-  func item(_ node: YAMLNode) {}
+  func item(_ node: consuming YAMLNode) {}
 }
 
 /// The text a parse reads: bytes in memory, or an open file read as libyaml
@@ -212,10 +212,7 @@ public enum YAMLLoader {
         builder.offer = nil
         builder.streaming = sink.begin(root: root)
       }
-      if let item = builder.streamed {
-        builder.streamed = nil
-        sink.item(item)
-      }
+      if let item = builder.streamed.take() { sink.item(item) }
     }
     return builder.root
   }
@@ -378,25 +375,26 @@ public enum YAMLLoader {
       }
     }
 
-    mutating func emit(_ node: YAMLNode, anchor: String?) throws(YAMLError) {
-      if let anchor { anchors[anchor] = node }
+    /// `node` is consumed: it is moved into its place, not copied (a node
+    /// per event; the copies and their releases cost the parser's thread).
+    mutating func emit(_ node: consuming YAMLNode, anchor: String?) throws(YAMLError) {
+      if let anchor { anchors[anchor] = copy node }
       guard !stack.isEmpty else {
-        root = node
+        root = consume node
         return
       }
       let i = stack.count - 1
       stack[i].weight += node.weight
       if stack[i].isMapping {
-        if let key = stack[i].pendingKey {
-          stack[i].pairs.append(YAMLPair(key: key, value: node))
-          stack[i].pendingKey = nil
+        if let key = stack[i].pendingKey.take() {
+          stack[i].pairs.append(YAMLPair(key: key, value: consume node))
         } else {
-          stack[i].pendingKey = node
+          stack[i].pendingKey = consume node
         }
       } else if streaming && i == 1 {
-        streamed = node
+        streamed = consume node
       } else {
-        stack[i].items.append(node)
+        stack[i].items.append(consume node)
       }
     }
 
