@@ -639,7 +639,7 @@ extension ManifestDecoder {
     entry.notBefore = f.notBefore
     // An entry that sets no option, nor do its defaults, keeps the default
     // options' box: none is built and compared (W5: most of the options' cost).
-    if f.marks.hasFileKey(outside: FileKey.entryValues) {
+    if f.marks.hasOptionKey() {
       let o = options(f, retry: retry, timeout: timeout)
       entry.options = shared(o)
       checkNetwork(o.network, marks: f.marks)

@@ -69,10 +69,11 @@ struct Fields<Value>: Sequence {
     if key.rawValue < 10 { slots.0 |= value } else { slots.1 |= value }
   }
 
-  /// Whether a file key not in `mask` (`FileKey.bit`s) is present.
-  func hasFileKey(outside mask: UInt64) -> Bool {
-    for k in FileKey.allCases where mask & k.bit == 0 && has(k) { return true }
-    return false
+  /// Whether a key that makes an entry's options is present (any file key
+  /// outside `FileKey.entryValues`).
+  func hasOptionKey() -> Bool {
+    guard keyed else { return FileKey.allCases.contains { FileKey.entryValues & $0.bit == 0 && has($0) } }
+    return slots.0 & FileKey.optionSlots.0 != 0 || slots.1 & FileKey.optionSlots.1 != 0
   }
 
   /// Whether a file key is present (fields made by `fileKeyed()`).

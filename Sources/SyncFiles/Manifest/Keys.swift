@@ -16,6 +16,15 @@ enum FileKey: Int, CaseIterable {
     UInt64(0)
   ) { $0 | $1.bit }
 
+  /// The slots (`Fields`: six bits a key, ten keys a word) of every key
+  /// outside `entryValues`: an entry with none of them set keeps the
+  /// default options, told by two tests instead of a look at each key.
+  static let optionSlots: (UInt64, UInt64) = allCases.reduce((0, 0)) { words, k in
+    guard entryValues & k.bit == 0 else { return words }
+    let m = UInt64(63) << UInt64(k.rawValue % 10 * 6)
+    return k.rawValue < 10 ? (words.0 | m, words.1) : (words.0, words.1 | m)
+  }
+
   /// The key written `name`, found by its length and then at most three
   /// comparisons (the decoder asks for every key of every entry: W5 has
   /// 500,000; a scan of `Keys.file` compared up to twenty).
