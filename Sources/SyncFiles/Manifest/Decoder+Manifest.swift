@@ -249,9 +249,9 @@ extension ManifestDecoder {
 
   private func isIdentifier(_ s: String) -> Bool {
     !s.isEmpty
-      && s.utf8.allSatisfy { b in
-        (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) || b == 0x2E || b == 0x5F
-          || b == 0x2D
+      && !s.containsByte { b in
+        !((b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) || b == 0x2E || b == 0x5F
+          || b == 0x2D)
       }
   }
 

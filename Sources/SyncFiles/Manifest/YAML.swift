@@ -52,7 +52,8 @@ public struct YAMLNode: Sendable {
 
   /// Plain `~`, `null`, `Null`, `NULL` or an empty plain scalar.
   public var isNull: Bool {
-    if case .scalar(let s, .plain) = kind, tag == nil || tag == "tag:yaml.org,2002:null" {
+    // Every null is at most four bytes: a longer scalar is told by its length.
+    if case .scalar(let s, .plain) = kind, s.utf8.count <= 4, tag == nil || tag == "tag:yaml.org,2002:null" {
       return s.isEmpty || s == "~" || s == "null" || s == "Null" || s == "NULL"
     }
     return false

@@ -41,6 +41,21 @@ private func load(_ s: String, limits: YAMLLimits = YAMLLimits()) throws(YAMLErr
     }
   }
 
+  /// Nulls are YAML's plain `~`, `null`, `Null`, `NULL` and nothing, or a
+  /// `!!null` tag; quoted, longer or otherwise spelled, a scalar is text.
+  @Test func nullsAreTheCoreSchemasNulls() throws {
+    let values = [
+      "~", "null", "Null", "NULL", "", "'null'", "nulls", "nUll", "x", "!!null", "!!str null", "~~", "\"~\"",
+    ]
+    let text = values.enumerated().map { "k\($0.offset): \($0.element)\n" }.joined()
+    let root = try #require(try load(text))
+    guard case .mapping(let pairs) = root.kind else { return #expect(Bool(false), "not a mapping") }
+    #expect(
+      pairs.map(\.value.isNull) == [
+        true, true, true, true, true, false, false, false, false, true, false, false, false,
+      ])
+  }
+
   @Test func emptyDocumentIsNil() throws {
     #expect(try load("") == nil)
     #expect(try load("# only a comment\n") == nil)
