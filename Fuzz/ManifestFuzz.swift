@@ -15,6 +15,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   if let manifest { set.manifests = [manifest] }
   set.diagnostics = diagnostics
   loader.checkSession(&set)
+  set.diagnostics += ManifestLoader.destinationConflicts(set)
   let report = ValidationReport(set: set)
   _ = report.json.serialized()
   for d in report.sortedDiagnostics {
