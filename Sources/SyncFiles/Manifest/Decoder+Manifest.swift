@@ -607,6 +607,35 @@ extension ManifestDecoder {
       error(dest.mark, e.message)
       return nil
     }
+    // Normal as it stands: the root is, and a confined destination has no
+    // empty, `.` or `..` component.
+    let path = String(manifest.root, manifest.root == "/" ? nil : UInt8(ascii: "/"), relative)
+    let qualifiedID = String(manifest.name, UInt8(ascii: "/"), id)
+    var entry = FileEntry.Values(
+      qualifiedID: qualifiedID, idStart: qualifiedID.utf8.count - id.utf8.count, url: url, destinationPath: path,
+      destinationStart: path.utf8.count - relative.utf8.count, mark: item.mark, destinationMark: dest.mark)
+    entry.expectedBytes = f.expectedBytes
+    entry.sha256 = f.sha256
+    entry.notBefore = f.notBefore
+    // An entry that sets no option, nor do its defaults, keeps the default
+    // options' box: none is built and compared (W5: most of the options' cost).
+    if f.marks.hasOptionKey() { entry.options = entryOptions(f, item: item, manifest: manifest, url: url) }
+    let o = entry.options.value
+    if (url.scheme == "http" || url.scheme == "https") && entry.sha256 == nil && o.maxBytes == nil
+      && o.verify.isEmpty
+    {
+      warning(f.marks[.url] ?? item.mark) {
+        "nothing bounds or verifies what '\(id)' installs: add sha256, or at least max_bytes"
+      }
+    }
+    return FileEntry(entry)
+  }
+
+  /// The options of an entry that sets some (or whose defaults do), checked,
+  /// in the box of a recent entry's equal options when there is one.
+  mutating func entryOptions(_ f: FileFields, item: YAMLNode, manifest: Manifest, url: SourceURL)
+    -> SharedValue<EntryOptions>
+  {
     let retry = RetryPolicy(
       attempts: f.attempts ?? RetryPolicy().attempts, backoff: f.backoff ?? RetryPolicy().backoff,
       maxBackoff: f.maxBackoff ?? RetryPolicy().maxBackoff)
@@ -627,37 +656,14 @@ extension ManifestDecoder {
     if url.scheme == "http", f.headers?.contains(where: { $0.name.lowercased().contains("auth") }) == true {
       warning(f.marks[.headers] ?? item.mark, "credentials in headers would travel over plain http; use https")
     }
-    // Normal as it stands: the root is, and a confined destination has no
-    // empty, `.` or `..` component.
-    let path = String(manifest.root, manifest.root == "/" ? nil : UInt8(ascii: "/"), relative)
-    let qualifiedID = String(manifest.name, UInt8(ascii: "/"), id)
-    var entry = FileEntry.Values(
-      qualifiedID: qualifiedID, idStart: qualifiedID.utf8.count - id.utf8.count, url: url, destinationPath: path,
-      destinationStart: path.utf8.count - relative.utf8.count, mark: item.mark, destinationMark: dest.mark)
-    entry.expectedBytes = f.expectedBytes
-    entry.sha256 = f.sha256
-    entry.notBefore = f.notBefore
-    // An entry that sets no option, nor do its defaults, keeps the default
-    // options' box: none is built and compared (W5: most of the options' cost).
-    if f.marks.hasOptionKey() {
-      let o = options(f, retry: retry, timeout: timeout)
-      entry.options = shared(o)
-      checkNetwork(o.network, marks: f.marks)
-      if o.discretionary && manifest.conditions.isEmpty {
-        warning(
-          f.marks[.discretionary] ?? item.mark,
-          "discretionary has no effect: this manifest sets no conditions (window, ac_power)")
-      }
+    let o = options(f, retry: retry, timeout: timeout)
+    checkNetwork(o.network, marks: f.marks)
+    if o.discretionary && manifest.conditions.isEmpty {
+      warning(
+        f.marks[.discretionary] ?? item.mark,
+        "discretionary has no effect: this manifest sets no conditions (window, ac_power)")
     }
-    let o = entry.options.value
-    if (url.scheme == "http" || url.scheme == "https") && entry.sha256 == nil && o.maxBytes == nil
-      && o.verify.isEmpty
-    {
-      warning(f.marks[.url] ?? item.mark) {
-        "nothing bounds or verifies what '\(id)' installs: add sha256, or at least max_bytes"
-      }
-    }
-    return FileEntry(entry)
+    return shared(o)
   }
 
   /// The options an entry rarely sets for itself, from its merged keys.
