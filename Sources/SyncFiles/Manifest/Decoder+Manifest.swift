@@ -93,8 +93,7 @@ struct SeenIDs {
   mutating func firstUse(of id: String, at line: Int) -> Int32? {
     id.withUTF8Bytes { key in
       let hash = ByteKeyTable.hash(key)
-      if let i = table.find(hash: hash, isKey: { ids[$0].hasBytes(key) }) { return lines[i] }
-      table.insert(hash: hash, number: ids.count)
+      if let i = table.findOrInsert(hash: hash, number: ids.count, isKey: { ids[$0].hasBytes(key) }) { return lines[i] }
       ids.append(id)
       lines.append(Int32(clamping: line))
       return nil

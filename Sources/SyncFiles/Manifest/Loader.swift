@@ -293,9 +293,9 @@ public struct ManifestLoader: Sendable {
       for ei in m.files.indices {
         let first: Int? = m.files[ei].destinationPath.withUTF8Bytes { path in
           let hash = ByteKeyTable.hash(path)
-          if let first = owners.find(hash: hash, isKey: { numbering.destination($0).hasBytes(path) }) { return first }
-          owners.insert(hash: hash, number: numbering.number(mi, ei))
-          return nil
+          return owners.findOrInsert(hash: hash, number: numbering.number(mi, ei)) {
+            numbering.destination($0).hasBytes(path)
+          }
         }
         guard let first else { continue }
         seconds.insert(numbering.number(mi, ei))

@@ -135,10 +135,11 @@ public enum FactGatherer {
         }
         let key = UnsafeBufferPointer(rebasing: bytes[..<max(slash, 1)])  // "/a": the root
         let hash = ByteKeyTable.hash(key)
-        if let i = table.find(hash: hash, isKey: { folders[$0].path.hasBytes(key) }) { return folders[i] }
+        if let i = table.findOrInsert(hash: hash, number: folders.count, isKey: { folders[$0].path.hasBytes(key) }) {
+          return folders[i]
+        }
         let folder = String(decoding: key, as: UTF8.self)
         let missing = new(folder)
-        table.insert(hash: hash, number: folders.count)
         folders.append((folder, missing))
         return (folder, missing)
       }

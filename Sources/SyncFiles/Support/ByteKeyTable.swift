@@ -35,6 +35,23 @@ struct ByteKeyTable {
     return nil
   }
 
+  /// The number of the key `isKey` names, when the table holds it; else
+  /// `number` is kept for the key and nil returned (one probe either way).
+  mutating func findOrInsert(hash: UInt32, number: Int, isKey: (Int) -> Bool) -> Int? {
+    if (count + 1) * 4 > slots.count * 3 { grow() }
+    let mask = slots.count - 1
+    var i = Int(hash) & mask
+    while slots[i] != 0 {
+      let found = Int(UInt32(truncatingIfNeeded: slots[i]))
+      if UInt32(slots[i] >> 32) == hash && isKey(found) { return found }
+      i = (i + 1) & mask
+    }
+    precondition(number >= 0 && number <= Int(UInt32.max), "a ByteKeyTable numbers keys in 32 bits")
+    slots[i] = UInt64(hash) << 32 | UInt64(number)
+    count += 1
+    return nil
+  }
+
   /// Adds a key the table does not hold (`find` returned nil); `number` fits in 32 bits.
   mutating func insert(hash: UInt32, number: Int) {
     precondition(number >= 0 && number <= Int(UInt32.max), "a ByteKeyTable numbers keys in 32 bits")
