@@ -24,43 +24,35 @@ struct ByteKeyTable {
   }
 
   /// The number of the key whose hash is `hash` and for which `isKey` is true.
-  func find(hash: UInt32, isKey: (Int) -> Bool) -> Int? {
+  func find(hash: UInt32, isKey: (Int) -> Bool) -> Int? { probe(hash, isKey).found }
+
+  /// Where the key lies (its number), or the empty slot where it would go.
+  private func probe(_ hash: UInt32, _ isKey: (Int) -> Bool) -> (slot: Int, found: Int?) {
     let mask = slots.count - 1
     var i = Int(hash) & mask
     while slots[i] != 0 {
       let number = Int(UInt32(truncatingIfNeeded: slots[i]))
-      if UInt32(slots[i] >> 32) == hash && isKey(number) { return number }
+      if UInt32(slots[i] >> 32) == hash && isKey(number) { return (i, number) }
       i = (i + 1) & mask
     }
-    return nil
+    return (i, nil)
   }
 
   /// The number of the key `isKey` names, when the table holds it; else
   /// `number` is kept for the key and nil returned (one probe either way).
   mutating func findOrInsert(hash: UInt32, number: Int, isKey: (Int) -> Bool) -> Int? {
     if (count + 1) * 4 > slots.count * 3 { grow() }
-    let mask = slots.count - 1
-    var i = Int(hash) & mask
-    while slots[i] != 0 {
-      let found = Int(UInt32(truncatingIfNeeded: slots[i]))
-      if UInt32(slots[i] >> 32) == hash && isKey(found) { return found }
-      i = (i + 1) & mask
-    }
+    let (slot, found) = probe(hash, isKey)
+    if let found { return found }
     precondition(number >= 0 && number <= Int(UInt32.max), "a ByteKeyTable numbers keys in 32 bits")
-    slots[i] = UInt64(hash) << 32 | UInt64(number)
+    slots[slot] = UInt64(hash) << 32 | UInt64(number)
     count += 1
     return nil
   }
 
   /// Adds a key the table does not hold (`find` returned nil); `number` fits in 32 bits.
   mutating func insert(hash: UInt32, number: Int) {
-    precondition(number >= 0 && number <= Int(UInt32.max), "a ByteKeyTable numbers keys in 32 bits")
-    if (count + 1) * 4 > slots.count * 3 { grow() }
-    let mask = slots.count - 1
-    var i = Int(hash) & mask
-    while slots[i] != 0 { i = (i + 1) & mask }
-    slots[i] = UInt64(hash) << 32 | UInt64(number)
-    count += 1
+    _ = findOrInsert(hash: hash, number: number) { _ in false }
   }
 
   /// Twice the slots, each key placed again by its kept hash.
