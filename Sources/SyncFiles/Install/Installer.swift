@@ -293,6 +293,7 @@ public final class PartialFile: @unchecked Sendable {
     }
     close(fd)
     fd = -1
+    madeReader = nil
     closePositional()
   }
 
@@ -313,6 +314,16 @@ public final class PartialFile: @unchecked Sendable {
   /// Flushes the whole file system holding this partial (`syncfs`): one call
   /// makes every partial on it durable. True on success.
   public func flushFileSystem() -> Bool { sf_syncfs(fd) == 0 }
+
+  /// A descriptor of its own through which the hashing thread reads written
+  /// bytes back (`SHA256Hasher.update(_:writtenAt:in:)`), made on first use;
+  /// nil once the partial is closed, or when no descriptor is left.
+  public var reader: FileReader? {
+    if let madeReader { return madeReader }
+    madeReader = fd >= 0 ? FileReader(duplicating: fd) : nil
+    return madeReader
+  }
+  private var madeReader: FileReader?
 
   /// Feeds the bytes already in the partial to `hasher` (once, when resuming).
   public func hashExisting(into hasher: SHA256Hasher) -> Bool { hasher.update(fd: fd, length: size) }
@@ -416,6 +427,7 @@ public final class PartialFile: @unchecked Sendable {
   /// Removes the partial file.
   public func discard() {
     closePositional()
+    madeReader = nil
     if fd >= 0 {
       close(fd)
       fd = -1

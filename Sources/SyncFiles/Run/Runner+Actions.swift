@@ -218,7 +218,9 @@ extension Runner {
     if head?.lengthUnknown == true, let refusal = closeDelimited(i, size: p.size, validators: validators) {
       return .cutShort(refusal)
     }
-    let digest = jobs[i].hasher.finish()
+    guard let digest = jobs[i].hasher.finish() else {
+      return .refetch(unreadable(p.destination, jobs[i].hasher.unreadable))
+    }
     reports[i].sha256 = digest
     jobs[i].flight.verifiedDigest = digest
     var input = VerifyInput(
@@ -235,6 +237,16 @@ extension Runner {
     jobs[i].flight.pendingValidators = validators ?? head?.validators
     // The same bytes again (a weak date's unconditional check, or a lost journal): nothing changes.
     return sameAsInstalled(i, digest: digest, size: p.size) ? .sameAsInstalled : .accepted
+  }
+
+  /// Why a partial's digest is unknown: its bytes could not be read back for the hashing.
+  func unreadable(_ destination: String, _ failure: HashContext.ReadFailure?) -> String {
+    switch failure {
+    case .errno(let e)?: return TransferError.readBack(path: destination, errno: e).message
+    case .short?, nil:
+      return
+        "the partial file of \(destination) could not be read back to hash it: it is shorter than the bytes written to it"
+    }
   }
 
   /// Fills task `f`'s partial with `leader`'s installed bytes (the same

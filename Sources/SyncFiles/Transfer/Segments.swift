@@ -255,10 +255,10 @@ final class SegmentGroup {
     received += Int64(take)
     engine.count(take)
     if at == hashedUpTo {
-      spec.hasher.update(bytes)
+      spec.hasher.update(bytes, writtenAt: at, in: partial.reader)
       hashedUpTo += Int64(take)
     }
-    catchUp(budget: 1 << 20)
+    catchUp()
     unjournaled += Int64(take)
     if unjournaled >= Self.journalStep || monotonicSeconds() - lastJournal > 1 { journal() }
     if t.next >= t.rangeEnd {
@@ -270,11 +270,18 @@ final class SegmentGroup {
     return true
   }
 
-  /// Hashes, reading back, what the ranges have completed past the hashed prefix.
-  private func catchUp(budget: Int64) {
+  /// Hands the hashing what the ranges have completed past the hashed
+  /// prefix, to be read back from the partial on the hashing thread (read
+  /// back here, 1 MiB at a time, when no descriptor is left for that).
+  private func catchUp() {
     let end = heldEnd(from: hashedUpTo)
     guard end > hashedUpTo else { return }
-    let upTo = end - hashedUpTo > budget ? hashedUpTo + budget : end
+    if let reader = partial.reader {
+      spec.hasher.update(readingBack: hashedUpTo..<end, from: reader)
+      hashedUpTo = end
+      return
+    }
+    let upTo = min(end, hashedUpTo + (1 << 20))
     if partial.hash(hashedUpTo..<upTo, into: spec.hasher) { hashedUpTo = upTo }
   }
 
@@ -368,7 +375,11 @@ final class SegmentGroup {
     members.removeAll()
     var outcome = outcome
     if outcome == .complete {
-      catchUp(budget: .max)
+      while hashedUpTo < total, heldEnd(from: hashedUpTo) > hashedUpTo {
+        let before = hashedUpTo
+        catchUp()
+        if hashedUpTo == before { break }
+      }
       if hashedUpTo != total {
         outcome = .failed(.readBack(path: partial.destination, errno: Errno(errno)))
       }

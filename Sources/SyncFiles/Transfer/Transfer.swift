@@ -175,13 +175,14 @@ final class Transfer {
       failure = .failed(.tooLarge(limit: max, announced: nil))
       return false
     }
+    let at = p.size
     do {
       try p.write(buffer)
     } catch {
       failure = .failed(.partialFile(error))
       return false
     }
-    spec.hasher.update(buffer)
+    spec.hasher.update(buffer, writtenAt: at, in: p.reader)
     received += Int64(buffer.count)
     engine.count(buffer.count)
     return true

@@ -7,19 +7,24 @@ import Testing
 /// at which it hands the hashing to the shared thread (1 MiB here, so a few
 /// MiB cross it; the default is crossed too).
 @Suite struct SHA256Tests {
-  /// Feeds `bytes` in irregular pieces (1 byte up to 700 KiB), as a network would.
-  func feed(_ h: SHA256Hasher, _ bytes: [UInt8]) {
+  /// `bytes` in irregular pieces (1 byte up to 700 KiB), as a network would
+  /// deliver them, each with its offset.
+  func inPieces(_ bytes: [UInt8], _ each: (UnsafeRawBufferPointer, Int) -> Void) {
     let sizes = [1, 7, 16_384, 262_144, 700_001, 3, 65_537]
     var at = 0
     var k = 0
     bytes.withUnsafeBytes { all in
       while at < all.count {
         let n = min(sizes[k % sizes.count], all.count - at)
-        h.update(UnsafeRawBufferPointer(rebasing: all[at..<at + n]))
+        each(UnsafeRawBufferPointer(rebasing: all[at..<at + n]), at)
         at += n
         k += 1
       }
     }
+  }
+
+  func feed(_ h: SHA256Hasher, _ bytes: [UInt8]) {
+    inPieces(bytes) { piece, _ in h.update(piece) }
   }
 
   /// Hands over to the shared thread after 1 MiB, so bodies of a few MiB exercise the ring.
@@ -110,7 +115,7 @@ import Testing
         group.addTask {
           let h = small()
           feed(h, b)
-          return (i, h.finish())
+          return (i, h.finish() ?? "unreadable")
         }
       }
       var out = [String](repeating: "", count: bodies.count)
@@ -118,5 +123,69 @@ import Testing
       return out
     }
     #expect(digests == bodies.map(sha256Hex))
+  }
+
+  /// Writes `bytes` to a new file at `path` in the pieces `feed` uses, each
+  /// handed to `h` as written there (read back by the shared thread past
+  /// the inline limit).
+  func writeAndFeed(_ h: SHA256Hasher, _ bytes: [UInt8], path: String) throws -> FileReader {
+    let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
+    #expect(fd >= 0)
+    defer { close(fd) }
+    let reader = try #require(FileReader(duplicating: fd))
+    inPieces(bytes) { piece, at in
+      #expect(pwrite(fd, piece.baseAddress, piece.count, off_t(at)) == piece.count)
+      h.update(piece, writtenAt: Int64(at), in: reader)
+    }
+    return reader
+  }
+
+  /// Issue 15, W3: past the inline limit the hashing thread reads written
+  /// bytes back from the file instead of being handed a copy; the digest is
+  /// the file's, with another hasher's ring bytes in between, and the file's
+  /// own descriptor closed (and its number reused) before the hashing ends.
+  @Test func bytesWrittenToAFileAreReadBackForTheDigest() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let body = testBytes(9 << 20, seed: 41)
+    let other = testBytes(5 << 20, seed: 42)
+    let h = small()
+    let g = small()
+    feed(g, Array(other[..<(2 << 20)]))
+    let reader = try writeAndFeed(h, body, path: dir + "/a")
+    feed(g, Array(other[(2 << 20)...]))
+    // A new file takes the number the writer's descriptor had.
+    let reused = open(dir + "/b", O_RDWR | O_CREAT, 0o600)
+    defer { close(reused) }
+    #expect(write(reused, "not the body", 12) == 12)
+    #expect(h.finish() == sha256Hex(body))
+    #expect(g.finish() == sha256Hex(other))
+    // Ranges completed out of order are handed over as ranges to read back.
+    h.update(Array(body[..<1000]))
+    h.update(readingBack: 1000..<Int64(body.count), from: reader)
+    #expect(h.finish() == sha256Hex(body))
+  }
+
+  /// A range that cannot be read back gives no digest (never one of other
+  /// bytes), says why, and the hasher serves the next body afresh.
+  @Test func aRangeThatCannotBeReadBackGivesNoDigest() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let body = testBytes(3 << 20, seed: 43)
+    let h = small()
+    let reader = try writeAndFeed(h, body, path: dir + "/a")
+    h.update(readingBack: Int64(body.count)..<Int64(body.count + 10), from: reader)
+    h.update(readingBack: Int64(body.count + 10)..<Int64(body.count + 20), from: reader)
+    #expect(h.finish() == nil)
+    #expect(h.unreadable == .short)
+    let folder = open(dir, O_RDONLY | O_DIRECTORY)
+    defer { close(folder) }
+    let notAFile = try #require(FileReader(duplicating: folder))
+    h.update(readingBack: 0..<10, from: notAFile)
+    #expect(h.finish() == nil)
+    #expect(h.unreadable == .errno(Errno(EISDIR)))
+    feed(h, body)
+    #expect(h.finish() == sha256Hex(body))
+    #expect(h.unreadable == nil)
   }
 }
