@@ -1,7 +1,7 @@
 /// Which bytes of a file are held: sorted, disjoint, merged half-open ranges.
 /// The arithmetic of segmented transfers (SPEC §8.3), kept apart from libcurl
 /// so that every rule is a unit test: what is missing, where the hashed
-/// prefix ends, how a file is split and how a range is stolen.
+/// prefix ends, how a file is cut into pieces and how a range is stolen.
 public struct ByteRanges: Sendable, Hashable {
   public private(set) var ranges: [Range<Int64>] = []
 
@@ -53,20 +53,31 @@ public struct ByteRanges: Sendable, Hashable {
 
   public func covers(total: Int64) -> Bool { missing(total: total).isEmpty }
 
-  /// Splits `gaps` into at most `count` ranges, none shorter than `minimum`
-  /// (unless a gap itself is): the largest gap is halved until there are
-  /// enough, so the work is spread as evenly as the gaps allow.
-  public static func split(_ gaps: [Range<Int64>], into count: Int, minimum: Int64) -> [Range<Int64>] {
-    var parts = gaps.filter { !$0.isEmpty }
-    while parts.count < count {
-      guard let (i, widest) = parts.enumerated().max(by: { $0.1.count < $1.1.count }).map({ ($0.0, $0.1) }),
-        widest.count >= 2 * minimum
-      else { break }
-      let mid = midpoint(widest)
-      parts[i] = widest.lowerBound..<mid
-      parts.insert(mid..<widest.upperBound, at: i + 1)
+  /// The size of the pieces a file of `total` bytes is asked for in, with
+  /// `ranges` connections at once: 16 MiB, or less so that each connection
+  /// gets two at least, never below `minimum`, on a 64 KiB boundary.
+  public static func pieceSize(total: Int64, ranges: Int, minimum: Int64) -> Int64 {
+    let share = total / Int64(max(1, 2 * ranges))
+    return max(minimum, min(16 << 20, share) & ~0xFFFF)
+  }
+
+  /// `gaps` cut, in order, into pieces of `size` (a gap's last piece is
+  /// between half a piece and one and a half, unless the gap itself is shorter).
+  /// Connections take the pieces in turn, so the bytes complete from the
+  /// start of the file on and the hashing, which needs them in order, keeps
+  /// up (issue 15, W3: with one share per connection, three quarters of a
+  /// 1 GiB file waited to be hashed after its last byte).
+  public static func pieces(_ gaps: [Range<Int64>], size: Int64) -> [Range<Int64>] {
+    var out: [Range<Int64>] = []
+    for gap in gaps where !gap.isEmpty {
+      var at = gap.lowerBound
+      while gap.upperBound - at >= size + size / 2 {
+        out.append(at..<(at + size))
+        at += size
+      }
+      out.append(at..<gap.upperBound)
     }
-    return parts
+    return out
   }
 
   /// Where a range still to be received is cut in two for work stealing:

@@ -175,9 +175,9 @@ public final class TransferEngine: @unchecked Sendable {
     let g = SegmentGroup(
       engine: self, spec: spec, done: done, partial: p, total: held.total, validators: held.validators,
       ifRange: ifRange, url: spec.url, held: held.ranges, hashed: held.hashed, wanted: wanted, confirmed: true)
-    let gaps = ByteRanges.split(
-      held.ranges.missing(total: held.total), into: wanted, minimum: SegmentGroup.minimumSplit)
-    if let failure = g.prepare(missing: gaps) { return done(t.result(failure)) }
+    if let failure = g.prepare(missing: g.pieces(held.ranges.missing(total: held.total))) {
+      return done(t.result(failure))
+    }
     groups.append(g)
   }
 
@@ -202,10 +202,11 @@ public final class TransferEngine: @unchecked Sendable {
       }
       return
     }
-    let parts = ByteRanges.split([0..<total], into: n, minimum: SegmentGroup.minimumSplit)
+    let size = ByteRanges.pieceSize(total: total, ranges: n, minimum: SegmentGroup.minimumSplit)
+    let parts = ByteRanges.pieces([0..<total], size: size)
     let g = SegmentGroup(
       engine: self, spec: s, done: t.done, partial: p, total: total, validators: v, ifRange: ifRange,
-      url: t.url, held: ByteRanges(), hashed: 0, wanted: parts.count, confirmed: false)
+      url: t.url, held: ByteRanges(), hashed: 0, wanted: min(n, parts.count), confirmed: false)
     if let failure = g.prepare(missing: Array(parts.dropFirst())) {
       t.failure = failure
       return

@@ -88,6 +88,11 @@ final class SegmentGroup {
     retriesLeft = 2 * wanted
   }
 
+  /// `gaps` as the pieces the connections take in turn (`ByteRanges.pieces`).
+  func pieces(_ gaps: [Range<Int64>]) -> [Range<Int64>] {
+    ByteRanges.pieces(gaps, size: ByteRanges.pieceSize(total: total, ranges: wanted, minimum: Self.minimumSplit))
+  }
+
   /// The bytes held now: complete ranges and what the running ones wrote.
   var extents: ByteRanges {
     var all = held
@@ -222,6 +227,10 @@ final class SegmentGroup {
     confirmed = true
     if let lead = members.first(where: { $0.plannedEnd < $0.rangeEnd && $0.rangeStart == 0 }) {
       lead.rangeEnd = max(lead.plannedEnd, lead.next)
+      // Pieces the lead has already written (or is writing) past its own are not asked for.
+      pending = pending.compactMap { r in
+        r.upperBound <= lead.rangeEnd ? nil : max(r.lowerBound, lead.rangeEnd)..<r.upperBound
+      }
     }
   }
 
@@ -350,7 +359,7 @@ final class SegmentGroup {
           ))
       }
       retriesLeft -= 1
-      pending = held.missing(total: total)
+      pending = pieces(held.missing(total: total))
     }
   }
 

@@ -56,6 +56,9 @@ import Testing
     let ranges = rangeRequests()
     #expect(ranges.count >= 3 && ranges.allSatisfy { $0.headers["if-range"] == "\"b1\"" }, "\(ranges.map(\.headers))")
     #expect(Set(ranges.map { $0.headers["range"]! }).count == ranges.count, "every range asked once")
+    // Six pieces of 1 MiB or so: the five after the lead's are asked for in file order.
+    let starts = ranges.prefix(5).map { Int($0.headers["range"]!.dropFirst(6).split(separator: "-")[0])! }
+    #expect(starts == [1, 2, 3, 4, 5].map { $0 << 20 }, "\(ranges.map(\.headers))")
     #expect(took < 3.5, "4 connections at 1.5 MB/s each: \(took) s")
     #expect(!partialExists("big.bin"))
   }
@@ -203,13 +206,22 @@ import Testing
     #expect(ByteRanges([0..<60]).covers(total: 60))
   }
 
-  @Test func splitHalvesTheWidestGapDownToTheMinimum() {
+  /// Issue 15, W3: a file is asked for in pieces the connections take in
+  /// turn, so its bytes complete from the start on and the hashing keeps up.
+  @Test func piecesCutTheGapsInOrderAndGiveEachConnectionTwoAtLeast() {
     let mib: Int64 = 1 << 20
-    let parts = ByteRanges.split([0..<(8 * mib)], into: 4, minimum: mib)
-    #expect(parts == [0..<(2 * mib), (2 * mib)..<(4 * mib), (4 * mib)..<(6 * mib), (6 * mib)..<(8 * mib)])
-    #expect(ByteRanges.split([0..<(3 * mib)], into: 8, minimum: mib).count == 2, "never below the minimum")
-    let gaps = ByteRanges.split([0..<(4 * mib), (10 * mib)..<(11 * mib)], into: 3, minimum: mib)
-    #expect(gaps.count == 3 && gaps.reduce(0) { $0 + $1.count } == 5 * mib)
+    #expect(ByteRanges.pieceSize(total: 1024 * mib, ranges: 4, minimum: mib) == 16 * mib)
+    #expect(ByteRanges.pieceSize(total: 64 * mib, ranges: 4, minimum: mib) == 8 * mib)
+    #expect(ByteRanges.pieceSize(total: 3 * mib, ranges: 8, minimum: mib) == mib, "never below the minimum")
+    #expect(ByteRanges.pieceSize(total: 6_000_000, ranges: 2, minimum: mib) == 1_441_792, "on a 64 KiB boundary")
+    let pieces = ByteRanges.pieces([0..<(40 * mib), (50 * mib)..<(53 * mib), (60 * mib)..<(61 * mib)], size: 16 * mib)
+    #expect(
+      pieces == [
+        0..<(16 * mib), (16 * mib)..<(32 * mib), (32 * mib)..<(40 * mib), (50 * mib)..<(53 * mib),
+        (60 * mib)..<(61 * mib),
+      ])
+    let tail = ByteRanges.pieces([0..<(39 * mib)], size: 16 * mib)
+    #expect(tail == [0..<(16 * mib), (16 * mib)..<(39 * mib)], "a rest under half a piece joins the last piece")
   }
 
   @Test func stealingTakesHalfAndStopsAtTheMinimum() {
