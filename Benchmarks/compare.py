@@ -155,8 +155,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", default="W1,W2,W3,W4,W5,W6,W7,W8")
-    ap.add_argument("--move-aside", action="store_true",
-                    help="W1 and W7: move each run's files aside instead of deleting them before the next run")
+    ap.add_argument("--delete-between", action="store_true",
+                    help="W1 and W7: delete each run's files before the next run instead of moving them aside")
     ap.add_argument("--w8", type=int, default=256 << 20, help="W8 file size in bytes")
     ap.add_argument("--json", default=os.path.join(ROOT, "Benchmarks", "results.json"))
     ap.add_argument("--big", type=int, default=1 << 30, help="W3/W6 file size in bytes")
@@ -224,10 +224,13 @@ def main():
 
     def aside(d):
         """As fresh, but the last run's files are moved aside, not deleted
-        (--move-aside, for W1 and W7): ext4 skips recently freed inodes when
-        it allocates, so with a deletion before each run every tool's rounds
-        grow from the first to the last (W1: 0.35 to 1.87 s), and that cost
-        hides the rest. What is moved aside goes after the rounds."""
+        (W1 and W7, unless --delete-between). This machine's ext4 has no
+        journal, and without one ext4 skips inodes freed in the last 60 s
+        (300 s while their inode table block is dirty) when it allocates
+        (`recently_deleted` in fs/ext4/ialloc.c): with a deletion before
+        each run every tool's rounds grew from the first to the last (W1:
+        0.35 to 1.87 s) and the medians measured that. What is moved aside
+        stays until the end of the benchmark."""
         p = os.path.join(d, "dest")
         if os.path.isdir(p):
             os.makedirs(os.path.join(d, "aside"), exist_ok=True)
@@ -255,7 +258,6 @@ def main():
         for r in range(args.rounds):
             for tool, argv in tools.items():
                 rows[tool].append(once(argv))
-        shutil.rmtree(os.path.join(d, "aside"), ignore_errors=True)
         figures = {}
         for tool, rs in rows.items():
             figures[tool] = {
@@ -300,7 +302,7 @@ def main():
             tools = {"syncfiles": [sf, "apply", "--quiet", "m.yaml"]}
             tools.update(peers(d))
             bench("W1 2,000 x 16 KiB, 8 at a time, fresh destination", d, tools,
-                  prepare=aside if args.move_aside else fresh)
+                  prepare=fresh if args.delete_between else aside)
         if "W4" in only:
             # Each tool revalidates its own copy (fetched by itself first): a
             # shared folder would let one tool's rewrite look like a change to another.
@@ -444,7 +446,7 @@ def main():
             "curl --http2 && sync": ["sh", "-c", " ".join(curl2) + " && sync"],
         }
         bench("W7 500 x 16 KiB over TLS + HTTP/2, fresh destination", d, tools,
-              prepare=aside if args.move_aside else fresh)
+              prepare=fresh if args.delete_between else aside)
         secure.stop()
 
     if "W8" in only:
