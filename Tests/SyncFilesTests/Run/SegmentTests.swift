@@ -63,6 +63,25 @@ import Testing
     #expect(!partialExists("big.bin"))
   }
 
+  /// The first request runs on to the end until a range has answered 206.
+  /// Pieces it has written past by then are not asked for: the next piece
+  /// starts where it stopped, never at a piece boundary behind it.
+  @Test func piecesTheFirstRequestAlreadyWroteAreNotAskedForAgain() throws {
+    let big = testBytes(24 << 20, seed: 9)
+    server.put("big", big)
+    // 4 MB/s per connection; the probe range answers after 5 s, when the first request holds 12-20 MB.
+    server.routes(["/big.bin": ["file": "big", "etag": "\"b9\"", "trickle_bps": 4_000_000, "range_delay": 5]])
+    manifest(["{id: big, url: '\(server.base)/big.bin', destination: big.bin, segments: 2, sha256: \(sha256Hex(big))}"])
+    let r = try apply()
+    #expect(r.run.status == 0 && out("big.bin") == big, "\(r.run.stdout)\(r.run.stderr)")
+    // Pieces of 6 MiB: the probe asks for [6, 12) MiB, then the first request stops.
+    let piece = 6 << 20
+    let starts = rangeRequests().map { Int($0.headers["range"]!.dropFirst(6).split(separator: "-")[0])! }
+    #expect(starts.first == piece, "\(starts)")
+    #expect(!starts.contains(2 * piece), "the piece at 12 MiB lies behind the first request's end: \(starts)")
+    #expect(starts.contains { $0 > 2 * piece && $0 % piece != 0 }, "a piece begins where it stopped: \(starts)")
+  }
+
   @Test func aKillMidwayResumesOnlyTheMissingRanges() throws {
     let big = testBytes(8_000_000, seed: 2)
     server.put("big", big)

@@ -13,6 +13,7 @@ behaviour (content, ETag, faults) between requests by rewriting it:
                 "drop_after": 1000,         # close the connection after N body bytes...
                 "drop_times": 1,            # ...on the first K requests (default: always)
                 "trickle_bps": 2000,        # send slowly
+                "range_delay": 2.5,         # answer the path's first Range request after N seconds
                 "fail_first": 2, "fail_status": 503, "retry_after": "1",
                 "redirect": {"status": 302, "location": "http://..."},
                 "extra_bytes": 100,         # send more than Content-Length declares
@@ -43,6 +44,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 DIR = sys.argv[1]
 counts = {}
+range_delayed = set()  # paths whose first Range request was delayed
 in_flight = 0
 lock = threading.Lock()
 
@@ -153,6 +155,12 @@ class Handler(BaseHTTPRequestHandler):
             import gzip
             part = gzip.compress(part)
             headers.append(("Content-Encoding", "gzip"))
+        if status == 206 and r.get("range_delay"):
+            with lock:
+                first = path not in range_delayed
+                range_delayed.add(path)
+            if first:
+                time.sleep(r["range_delay"])
         if status == 206:
             shown = start + r.get("content_range_shift", 0)
             headers.append(("Content-Range", "bytes %d-%d/%d" % (shown, end - 1, len(body))))
