@@ -312,6 +312,9 @@ final class HashRing: @unchecked Sendable {
     }
   }
 
+  /// File bytes handed over and not yet hashed (or skipped).
+  var unhashedFileBytes: Int64 { lock.locked { fileLag } }
+
   /// Waits until piece `number` and every one before it are hashed.
   func wait(until number: Int64) {
     lock.locked {
@@ -324,7 +327,7 @@ final class HashRing: @unchecked Sendable {
     case bytes(HashContext, UnsafeMutableRawPointer, Int)
     case file(HashContext, FileReader, offset: Int64, count: Int)
     /// A file range of a context whose earlier range could not be read: its digest is lost anyway.
-    case skip(Int64)
+    case skip
   }
 
   private func work() {
@@ -338,7 +341,7 @@ final class HashRing: @unchecked Sendable {
           let at = Int(head % Self.capacity)
           return .bytes(piece.context, ring!.advanced(by: at), min(Int(end - head), Int(Self.capacity) - at))
         case .file(let f, let offset, let end):
-          if piece.context.unreadable != nil { return .skip(end - offset) }
+          if piece.context.unreadable != nil { return .skip }
           return .file(piece.context, f, offset: offset, count: Int(min(end - offset, Int64(Self.readSize))))
         }
       }
@@ -373,8 +376,9 @@ final class HashRing: @unchecked Sendable {
         pieces[next].source = .file(f, offset: offset + Int64(n), end: end)
         finished = offset + Int64(n) == end
       }
-    case .skip(let n):
-      fileLag -= n
+    case .skip:
+      // What the piece holds now: a feeder may have lengthened it meanwhile.
+      if case .file(_, let offset, let end) = pieces[next].source { fileLag -= end - offset }
       finished = true
     }
     if finished { next += 1 }

@@ -188,4 +188,23 @@ import Testing
     #expect(h.finish() == sha256Hex(body))
     #expect(h.unreadable == nil)
   }
+
+  /// Ranges of a context whose earlier range could not be read are skipped,
+  /// and nothing stays owed for them, also for a range lengthened by a
+  /// feeder while the thread skipped it: a count that drifted up would in
+  /// the end hold every feeder waiting for room that never comes.
+  @Test func skippedRangesLeaveNothingOwed() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let folder = open(dir, O_RDONLY | O_DIRECTORY)
+    defer { close(folder) }
+    let notAFile = try #require(FileReader(duplicating: folder))
+    let ring = HashRing()
+    let context = HashContext()
+    var last: Int64 = 0
+    for i in 0..<100_000 { last = ring.feed(context, file: notAFile, Int64(i * 10)..<Int64(i * 10 + 10)) }
+    ring.wait(until: last)
+    #expect(context.unreadable == .errno(Errno(EISDIR)))
+    #expect(ring.unhashedFileBytes == 0)
+  }
 }
