@@ -151,11 +151,12 @@ public final class SHA256Hasher {
     var done: Int64 = 0
     while done < length {
       let want = Int(min(Int64(buf.count), length - done))
-      let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(start + done)) }
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { return false }
-      buf.withUnsafeBytes { update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-      done += Int64(n)
+      let failed = buf.withUnsafeMutableBytes {
+        FileReader.read(fd, into: $0.baseAddress!, count: want, at: start + done)
+      }
+      guard failed == nil else { return false }
+      buf.withUnsafeBytes { update(UnsafeRawBufferPointer(rebasing: $0[0..<want])) }
+      done += Int64(want)
     }
     return true
   }
@@ -180,6 +181,13 @@ public final class FileReader: @unchecked Sendable {
   /// Reads `count` bytes at `offset` into `to`, all of them: the errno of a
   /// failed read, `.short` when the file ends first.
   func read(into to: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> HashContext.ReadFailure? {
+    Self.read(fd, into: to, count: count, at: offset)
+  }
+
+  /// `read(into:count:at:)` on any descriptor.
+  static func read(_ fd: Int32, into to: UnsafeMutableRawPointer, count: Int, at offset: Int64)
+    -> HashContext.ReadFailure?
+  {
     var done = 0
     while done < count {
       let n = pread(fd, to.advanced(by: done), count - done, off_t(offset + Int64(done)))
