@@ -79,7 +79,7 @@ final class InstallQueue: @unchecked Sendable {
       for item in batch {
         do {
           try item.partial.commit(mode: item.mode)
-          done.append(Done(index: item.index, error: nil, fact: item.partial.installedFact()))
+          done.append(Done(index: item.index, error: nil, fact: item.partial.installedFact))
         } catch {
           done.append(Done(index: item.index, error: error, fact: nil))
         }
@@ -105,7 +105,7 @@ final class InstallQueue: @unchecked Sendable {
     for item in ready {
       do {
         try item.partial.install(mode: item.mode)
-        installed.append((item, item.partial.installedFact()))
+        installed.append((item, item.partial.installedFact))
       } catch {
         done.append(Done(index: item.index, error: error, fact: nil))
       }

@@ -46,14 +46,14 @@ public final class PartialFile: @unchecked Sendable {
     partialName = PartialFile.partialName(for: last)
     let dir = try Self.openFolder(root: root, parts: parts.dropLast(), create: true, for: destination)
     folderFD = dir
-    var folderStat = stat()
-    fstat(dir, &folderStat)
-    placement = Placement(device: UInt64(folderStat.st_dev), folder: UInt64(folderStat.st_ino))
     var opened: Int32 = -1
     if resume {
       opened = openat(dir, partialName, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
     }
+    // A partial created here (O_EXCL) is empty; only one resumed is measured.
+    var created = false
     if opened < 0 {
+      created = true
       // O_APPEND in both cases: after `truncate` the next write lands at 0, not past a hole.
       let flags = O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
       opened = openat(dir, partialName, flags, 0o600)
@@ -71,8 +71,7 @@ public final class PartialFile: @unchecked Sendable {
     }
     fd = opened
     var st = stat()
-    fstat(fd, &st)
-    size = Int64(st.st_size)
+    size = created || fstat(fd, &st) != 0 ? 0 : Int64(st.st_size)
   }
 
   deinit {
@@ -291,6 +290,14 @@ public final class PartialFile: @unchecked Sendable {
       return InstallError.system(
         doing: "cannot install", path: destination, errno: e, consequence: "; the old file is kept")
     }
+    // The file renamed into place, through its own descriptor: no second
+    // lookup by name, and never a file someone put there after the rename.
+    var placed = stat()
+    if fstat(fd, &placed) == 0 {
+      installedFact = (
+        Int64(placed.st_size), Int64(placed.st_mtim.tv_sec) * 1_000_000_000 + Int64(placed.st_mtim.tv_nsec)
+      )
+    }
     close(fd)
     fd = -1
     madeReader = nil
@@ -309,7 +316,16 @@ public final class PartialFile: @unchecked Sendable {
     public var device: UInt64
     public var folder: UInt64
   }
-  public let placement: Placement
+  /// Looked up on first use, by the install thread, not by the transfer that creates the partial.
+  public var placement: Placement {
+    if let madePlacement { return madePlacement }
+    var st = stat()
+    fstat(folderFD, &st)
+    let made = Placement(device: UInt64(st.st_dev), folder: UInt64(st.st_ino))
+    madePlacement = made
+    return made
+  }
+  private var madePlacement: Placement?
 
   /// Flushes the whole file system holding this partial (`syncfs`): one call
   /// makes every partial on it durable. True on success.
@@ -393,12 +409,9 @@ public final class PartialFile: @unchecked Sendable {
     writebackFrom = min(writebackFrom, length)
   }
 
-  /// Modification time (ns) and size of the installed destination.
-  public func installedFact() -> (size: Int64, mtimeNs: Int64)? {
-    var st = stat()
-    guard fstatat(folderFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
-    return (Int64(st.st_size), Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
-  }
+  /// Size and modification time (ns) of the file `install` renamed into
+  /// place, taken from its descriptor; nil before the install.
+  public private(set) var installedFact: (size: Int64, mtimeNs: Int64)?
 
   /// Bytes in the partial file now (another process may be appending to it).
   public func currentSize() -> Int64 {

@@ -136,6 +136,7 @@ public enum Planner {
       download(&t, "destination is not a regular file; apply will refuse to replace it")
       t.destinationNotAFile = true
     } else if dest == nil {
+      t.destinationMissing = true
       if let (p, size) = held {
         resume(&t, p, size: size, prefix: "")
       } else if state?.installed != nil && !sourceChanged {

@@ -84,6 +84,9 @@ public struct PlannedTask: Sendable, Hashable {
   public var leftoverPartial = false
   /// False when `--only` leaves this task out.
   public var selected = true
+  /// Nothing stood at the destination when the plan looked: the bytes a
+  /// transfer brings cannot already be there (no second look before install).
+  public var destinationMissing = false
 
   init(entry: FileEntry, action: Action, reason: String) {
     self.entry = entry

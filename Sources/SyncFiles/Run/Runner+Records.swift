@@ -91,8 +91,10 @@ extension Runner {
   /// The destination already holds exactly these bytes: the journal's record
   /// of it still matches the file and its digest is this one; or, with no
   /// record (a lost journal, a file put there by hand), the file's own bytes
-  /// hash to it (read only when the sizes agree).
+  /// hash to it (read only when the sizes agree). Not looked at when the
+  /// plan found no destination.
   func sameAsInstalled(_ i: Int, digest: String, size: Int64) -> Bool {
+    if plan.tasks[i].destinationMissing { return false }
     let e = plan.tasks[i].entry
     let recorded = journal.state(e.qualifiedID).installed.flatMap { $0.sha256 == nil ? nil : $0 }
     guard let f = FactGatherer.fact(at: e.destinationPath), f.isRegular, f.size == size else { return false }

@@ -52,6 +52,7 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
     #expect(t.action == .download)
     #expect(t.reason == "destination missing" + Self.autoRanges)
     #expect(t.bytesToTransfer == 100 << 20)
+    #expect(t.destinationMissing)
   }
 
   @Test func deletedBehindItsBack() {
@@ -59,6 +60,16 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
     let t = plan(m, installed(m))
     #expect(t.action == .download)
     #expect(t.reason == "destination deleted since install — will download again" + Self.autoRanges)
+    #expect(t.destinationMissing)
+  }
+
+  /// Only a destination the plan found is looked at again before an install (whether it already holds the bytes).
+  @Test func aDestinationThatExistsIsNotMarkedMissing() {
+    let m = manifest("schedule: once")
+    for fact in [FileFact(size: 101, mtimeNs: 5), FileFact(size: 100, mtimeNs: 5)] {
+      #expect(!plan(m, installed(m), facts(["/srv/a.bin": fact])).destinationMissing)
+    }
+    #expect(!plan(m, nil, facts(present)).destinationMissing)
   }
 
   @Test func changedBehindItsBack() {
