@@ -15,8 +15,8 @@ public struct RunOptions: Sendable {
   public var environment = NetworkEnvironment()
   /// `--verbose`: every request and response header, secrets as `***`.
   public var verbose: (@Sendable (String) -> Void)? = nil
-  /// Plain log lines (stderr in the CLI).
-  public var log: @Sendable (String) -> Void = { _ in }
+  /// Plain log lines (stderr in the CLI); nil (`--quiet`): none is even made.
+  public var log: (@Sendable (String) -> Void)? = nil
   /// Called about five times a second while transfers run (a live progress line).
   public var tick: (@Sendable (RunProgress) -> Void)? = nil
 

@@ -23,7 +23,7 @@ extension Runner {
     case .notStarted(let why): reports[i].error = why
     case .warn(let w): if !reports[i].warnings.contains(w) { reports[i].warnings.append(w) }
     case .withdrawWarning(let w): reports[i].warnings.removeAll { $0 == w }
-    case .log(let line): options.log("syncfiles: \(plan.tasks[i].id): \(line)")
+    case .log(let line): options.log?("syncfiles: \(plan.tasks[i].id): \(line)")
     case .end(let outcome):
       reports[i].outcome = outcome
       settle(i)

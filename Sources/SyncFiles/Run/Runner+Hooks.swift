@@ -11,7 +11,7 @@ extension Runner {
       var first: String? = nil
       for hook in plugins.hooks {
         guard let r = hook.run(event, timeout: options.hookTimeout), let err = r.error else { continue }
-        options.log("syncfiles: \(err)")
+        options.log?("syncfiles: \(err)")
         errors.append(err)
         first = first ?? err
       }

@@ -84,7 +84,7 @@ extension Runner {
     }
     unchanged(i, validators: nil, digest: e.sha256, replacingRecord: true)
     reports[i].sha256 = e.sha256
-    options.log(
+    options.log?(
       "syncfiles: \(e.qualifiedID) already holds its sha256 (\(ByteSize.format(now.size))): recorded, no transfer")
   }
 
@@ -139,12 +139,13 @@ extension Runner {
     }
     reports[i].changed = changed
     if let err = d.error { reports[i].warnings.append(err.message) }
+    guard let log = options.log else { return }
     var line = "syncfiles: installed \(e.qualifiedID) (\(ByteSize.format(reports[i].bytesTransferred))"
     if let from = reports[i].copiedFrom {
       line += ", the same sha256 as \(from): \(reports[i].copyMethod ?? "copy")"
     }
     if reports[i].resumedFrom > 0 { line += ", resumed at \(ByteSize.format(reports[i].resumedFrom))" }
-    options.log(line + ")")
+    log(line + ")")
   }
 
   /// `digest`: the SHA-256 of the destination's bytes, when this run read them.
@@ -218,7 +219,7 @@ extension Runner {
     }
     jobs[i].flight.partial = nil
     reports[i].error = why
-    options.log("syncfiles: failed \(e.qualifiedID): \(why)")
+    options.log?("syncfiles: failed \(e.qualifiedID): \(why)")
   }
 
   func interrupted(_ i: Int, why: String) {

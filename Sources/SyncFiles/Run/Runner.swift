@@ -288,7 +288,7 @@ public final class Runner: @unchecked Sendable {
   /// one not started stays due, one waiting to retry stops now.
   func stopRun(_ why: String, saying said: String) {
     loop.stopping = why
-    options.log("syncfiles: \(said): stopping transfers, keeping what was received for a resume")
+    options.log?("syncfiles: \(said): stopping transfers, keeping what was received for a resume")
     for t in transports.values { t.stopAll() }
     for i in toRun { feed(i, .stop(reason: why)) }
     loop.waitingRetry.removeAll { jobs[$0.index].life.isFinished }

@@ -448,6 +448,7 @@ import Testing
     #expect(live.stderr.contains("\r\u{1b}[K[0/1 files]"), "\(live.stderr.debugDescription)")
     #expect(live.stderr.contains("1 active"))
     #expect(live.stdout.contains("1 installed"))
+    #expect(live.stderr.contains("syncfiles: installed m/a ("), "\(live.stderr.debugDescription)")
     let plain = try run(["apply", "--force", "m.yaml"], cwd: dir)
     #expect(!plain.stderr.contains("\r"), "no terminal: no redrawn line")
     let quiet = try run(["apply", "--force", "--quiet", "m.yaml"], cwd: dir)
