@@ -6,8 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup
 command -v /usr/bin/time >/dev/null 2>&1 || { as=""; [[ $(id -u) -eq 0 ]] || as=sudo; $as apt-get install -y -qq time >/dev/null; }
-swift build -c release --product syncfiles >&2
-bin=$(swift build -c release --show-bin-path)/syncfiles
+bin=$(scripts/build-release)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 sizes=("$@")

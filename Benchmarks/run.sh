@@ -18,5 +18,4 @@ if ((${#need[@]})); then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
-swift build -c release --product syncfiles >&2
-exec python3 Benchmarks/compare.py "$@"
+exec python3 Benchmarks/compare.py --syncfiles "$(scripts/build-release)" "$@"
