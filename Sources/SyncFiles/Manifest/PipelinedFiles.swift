@@ -31,23 +31,53 @@ final class PipelinedFiles: YAMLListSink, @unchecked Sendable {
       started = true
       startThread { [self] in work() }
     }
-    // Moved into the queue, not copied: the closure takes it out of `held`.
-    var held: YAMLNode? = consume node
-    lock.locked {
-      while queue.count >= Self.window { lock.wait(until: nil) }
-      queue.append(held.take()!)
-      if queue.count == 1 { lock.signal() }
-    }
+    pending.append(node)
+    if pending.count >= Self.chunk { handOver() }
   }
+
+  /// Items parsed and not yet handed over (the parser's thread only).
+  private var pending: [YAMLNode] = []
+  /// Items handed over at once: one lock and at most one wake-up for each
+  /// chunk, not for each item.
+  static let chunk = 32
+
+  /// Queues the pending items (waiting while the window is full), and takes
+  /// back the batches the worker has decoded, which are freed here.
+  private func handOver() {
+    let decoded: [[YAMLNode]] = lock.locked {
+      while queue.count >= Self.window { lock.wait(until: nil) }
+      let wasEmpty = queue.isEmpty
+      if wasEmpty {
+        swap(&queue, &pending)
+        lock.signal()
+      } else {
+        queue.append(contentsOf: pending)
+        pending.removeAll(keepingCapacity: true)
+      }
+      var d: [[YAMLNode]] = []
+      swap(&d, &done)
+      return d
+    }
+    _ = consume decoded
+  }
+
+  /// Batches the worker has decoded, handed back so that their nodes are
+  /// freed on the parser's thread, which allocated them. Freed by the
+  /// worker, each went back to the parser's malloc arena under the arena's
+  /// lock while the parser was allocating from it: runs of W5 with
+  /// thousands of waits on that lock took 0.55 s instead of 0.36 s.
+  private var done: [[YAMLNode]] = []
 
   /// Waits for every item handed over to be decoded; the sink is then the
   /// caller's again (also after a syntax error ended the parse early).
   func end() -> StreamedFiles {
     guard started else { return inner }
+    if !pending.isEmpty { handOver() }
     lock.locked {
       closed = true
       lock.signal()
       while !workerDone { lock.wait(until: nil) }
+      done.removeAll()
     }
     return inner
   }
@@ -57,13 +87,15 @@ final class PipelinedFiles: YAMLListSink, @unchecked Sendable {
       let batch: [YAMLNode]? = lock.locked {
         while queue.isEmpty && !closed { lock.wait(until: nil) }
         if queue.isEmpty { return nil }
-        let b = queue
-        queue.removeAll(keepingCapacity: true)
+        // Swapped out, not copied: the queue's next buffer is the parser's to make.
+        var b: [YAMLNode] = []
+        swap(&b, &queue)
         lock.signal()  // a parser waiting for room
         return b
       }
       guard let batch else { break }
       for node in batch { inner.item(node) }
+      lock.locked { done.append(batch) }
     }
     lock.locked {
       workerDone = true
