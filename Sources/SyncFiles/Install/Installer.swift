@@ -293,11 +293,7 @@ public final class PartialFile: @unchecked Sendable {
     // The file renamed into place, through its own descriptor: no second
     // lookup by name, and never a file someone put there after the rename.
     var placed = stat()
-    if fstat(fd, &placed) == 0 {
-      installedFact = (
-        Int64(placed.st_size), Int64(placed.st_mtim.tv_sec) * 1_000_000_000 + Int64(placed.st_mtim.tv_nsec)
-      )
-    }
+    if fstat(fd, &placed) == 0 { installedFact = (Int64(placed.st_size), placed.modifiedNs) }
     close(fd)
     fd = -1
     madeReader = nil

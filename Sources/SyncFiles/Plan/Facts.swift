@@ -213,7 +213,7 @@ public enum FactGatherer {
   public static func fact(at path: String) -> FileFact? {
     var st = stat()
     guard lstat(path, &st) == 0 else { return nil }
-    let ns = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+    let ns = st.modifiedNs
     let kind = st.st_mode & S_IFMT
     return FileFact(
       size: Int64(st.st_size), mtimeNs: ns, isRegular: kind == S_IFREG, isSymlink: kind == S_IFLNK,

@@ -314,6 +314,6 @@ struct FileIdentity: Equatable {
     device = UInt64(st.st_dev)
     inode = UInt64(st.st_ino)
     size = Int64(st.st_size)
-    mtimeNs = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+    mtimeNs = st.modifiedNs
   }
 }

@@ -113,3 +113,8 @@ public enum FileIO {
     return names
   }
 }
+
+extension stat {
+  /// The modification time in nanoseconds since the epoch, as the journal and the facts keep it.
+  var modifiedNs: Int64 { Int64(st_mtim.tv_sec) * 1_000_000_000 + Int64(st_mtim.tv_nsec) }
+}
