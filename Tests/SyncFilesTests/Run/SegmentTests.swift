@@ -56,9 +56,13 @@ import Testing
     let ranges = rangeRequests()
     #expect(ranges.count >= 3 && ranges.allSatisfy { $0.headers["if-range"] == "\"b1\"" }, "\(ranges.map(\.headers))")
     #expect(Set(ranges.map { $0.headers["range"]! }).count == ranges.count, "every range asked once")
-    // Six pieces of 1 MiB or so: the five after the lead's are asked for in file order.
+    // Six pieces of 1 MiB or so: the five after the lead's are taken in file
+    // order. The three ranges begin together and the two after them at about
+    // the same time, each on a connection of its own: the server may see the
+    // requests of a group in any order, but not a piece before an earlier group.
     let starts = ranges.prefix(5).map { Int($0.headers["range"]!.dropFirst(6).split(separator: "-")[0])! }
-    #expect(starts == [1, 2, 3, 4, 5].map { $0 << 20 }, "\(ranges.map(\.headers))")
+    let groups = [Array(starts.prefix(3)).sorted(), Array(starts.dropFirst(3)).sorted()]
+    #expect(groups == [[1, 2, 3].map { $0 << 20 }, [4, 5].map { $0 << 20 }], "\(ranges.map(\.headers))")
     #expect(took < 3.5, "4 connections at 1.5 MB/s each: \(took) s")
     #expect(!partialExists("big.bin"))
   }
