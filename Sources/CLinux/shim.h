@@ -32,9 +32,20 @@ static inline int sf_clone_file(int dest_fd, int src_fd) { return ioctl(dest_fd,
 static inline long long sf_copy_file_range(int in_fd, int out_fd, unsigned long length) {
   return copy_file_range(in_fd, 0, out_fd, 0, length, 0);
 }
+#include <sched.h>
+// The calling thread's scheduling policy (SCHED_RESET_ON_FORK included), or -1.
+static inline int sf_thread_policy(void) { return sched_getscheduler(0); }
+// Sets the calling thread's policy, one of those without a priority
+// (SCHED_OTHER 0, SCHED_BATCH 3), keeping SCHED_RESET_ON_FORK if given.
+static inline int sf_set_thread_policy(int policy) {
+  struct sched_param p = {0};
+  return sched_setscheduler(0, policy, &p);
+}
 #else
 #include <unistd.h>
 #include <errno.h>
+static inline int sf_thread_policy(void) { return -1; }
+static inline int sf_set_thread_policy(int policy) { (void)policy; errno = ENOSYS; return -1; }
 static inline int sf_syncfs(int fd) { (void)fd; sync(); return 0; }
 static inline int sf_preallocate(int fd, long long length) { (void)fd; (void)length; errno = EOPNOTSUPP; return -1; }
 static inline int sf_start_writeback(int fd, long long offset, long long length) {

@@ -148,6 +148,15 @@ public final class Runner: @unchecked Sendable {
       elapsed: 0)
     // Nothing to transfer: hooks owed by earlier runs still run.
     guard !toRun.isEmpty else { return finish(report) }
+    // The engine and install threads start in here and inherit the policy.
+    ThreadPolicy.batched { transferAll() }
+    report.stopped = loop.stopping
+    return finish(report)
+  }
+
+  /// The run loop: transfers, installs and records until nothing is left
+  /// (or the run stops), then the transports and the install thread end.
+  func transferAll() {
     installer = InstallQueue(group: options.groupCommit) { [self] done in post(.installed(done)) }
     loop.same = SameContent(
       toRun.map { (index: $0, sha256: plan.tasks[$0].entry.sha256, action: plan.tasks[$0].action) })
@@ -166,8 +175,6 @@ public final class Runner: @unchecked Sendable {
     }
     for t in transports.values { t.shutdown() }
     installer?.shutdown()
-    report.stopped = loop.stopping
-    return finish(report)
   }
 
   /// One job per planned task, each knowing its manifest and its URLs (mirrors after the url).

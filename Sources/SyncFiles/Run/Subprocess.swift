@@ -125,7 +125,15 @@ public enum Subprocess {
     for s in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT] { sigaddset(&defaults, s) }
     posix_spawnattr_setsigmask(&attr, &none)
     posix_spawnattr_setsigdefault(&attr, &defaults)
-    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+    var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP
+    if let policy = ThreadPolicy.forChild {
+      // Plugins and hooks start under the policy syncfiles was given, not the run's.
+      var priority = sched_param()
+      posix_spawnattr_setschedpolicy(&attr, policy)
+      posix_spawnattr_setschedparam(&attr, &priority)
+      flags |= POSIX_SPAWN_SETSCHEDULER
+    }
+    posix_spawnattr_setflags(&attr, Int16(flags))
 
     var env = Runtime.environment
     for (k, v) in extra { env[k] = v }
