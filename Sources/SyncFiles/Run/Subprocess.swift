@@ -118,22 +118,7 @@ public enum Subprocess {
     var attr = posix_spawnattr_t()
     posix_spawnattr_init(&attr)
     defer { posix_spawnattr_destroy(&attr) }
-    var none = sigset_t()
-    sigemptyset(&none)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for s in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT] { sigaddset(&defaults, s) }
-    posix_spawnattr_setsigmask(&attr, &none)
-    posix_spawnattr_setsigdefault(&attr, &defaults)
-    var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP
-    if let policy = ThreadPolicy.forChild {
-      // Plugins and hooks start under the policy syncfiles was given, not the run's.
-      var priority = sched_param()
-      posix_spawnattr_setschedpolicy(&attr, policy)
-      posix_spawnattr_setschedparam(&attr, &priority)
-      flags |= POSIX_SPAWN_SETSCHEDULER
-    }
-    posix_spawnattr_setflags(&attr, Int16(flags))
+    setAttributes(&attr)
 
     var env = Runtime.environment
     for (k, v) in extra { env[k] = v }
@@ -155,6 +140,27 @@ public enum Subprocess {
       throw .spawn(command: exe, errno: Errno(rc))
     }
     return Child(pid: pid, stdin: inPipe[1], stderr: errPipe[0], stdout: captureStdout ? outPipe[0] : nil)
+  }
+
+  /// A child's start: a process group of its own, an empty signal mask,
+  /// default handling of the signals syncfiles catches, and the scheduling
+  /// policy syncfiles was given rather than the run's (`ThreadPolicy`).
+  private static func setAttributes(_ attr: inout posix_spawnattr_t) {
+    var none = sigset_t()
+    sigemptyset(&none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for s in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT] { sigaddset(&defaults, s) }
+    posix_spawnattr_setsigmask(&attr, &none)
+    posix_spawnattr_setsigdefault(&attr, &defaults)
+    var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP
+    if let policy = ThreadPolicy.forChild {
+      var priority = sched_param()
+      posix_spawnattr_setschedpolicy(&attr, policy)
+      posix_spawnattr_setschedparam(&attr, &priority)
+      flags |= POSIX_SPAWN_SETSCHEDULER
+    }
+    posix_spawnattr_setflags(&attr, Int16(flags))
   }
 
   /// Reads the child's stderr (kept up to 64 KiB, returned) and stdout (up
