@@ -25,6 +25,8 @@ enum ThreadPolicy {
   /// (`chrt`, systemd's `CPUSchedulingPolicy=`) is left as it is.
   static func batched<T>(_ body: () -> T) -> T {
     let old = sf_thread_policy()
+    // `original` is read here, before the change, so that `forChild` never
+    // takes the run's policy for the process's.
     guard old == original, old >= 0, old & ~resetOnFork == normal,
       sf_set_thread_policy(batch | (old & resetOnFork)) == 0
     else { return body() }
