@@ -161,9 +161,26 @@ def main():
     ap.add_argument("--json", default=os.path.join(ROOT, "Benchmarks", "results.json"))
     ap.add_argument("--big", type=int, default=1 << 30, help="W3/W6 file size in bytes")
     ap.add_argument("--syncfiles", default=os.path.join(ROOT, ".build", "release", "syncfiles"))
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH",
+                    help="W1-W4 and W7: another syncfiles build in the same rounds, as the row 'syncfiles NAME' "
+                         "(an A/B of two builds, alternating with the peers); repeatable")
     args = ap.parse_args()
     only = set(args.only.split(","))
-    sf = args.syncfiles
+    sf = os.path.abspath(args.syncfiles)
+    also = []
+    for a in args.also:
+        name, sep, path = a.partition("=")
+        if not sep or not name or not os.access(path, os.X_OK):
+            ap.error("--also wants NAME=PATH of an executable syncfiles: %r" % a)
+        also.append((name, os.path.abspath(path)))
+
+    def applies():
+        """The syncfiles rows of a workload: the build under test, then each --also build."""
+        rows = {"syncfiles": [sf, "apply", "--quiet", "m.yaml"]}
+        for name, path in also:
+            rows["syncfiles " + name] = [path, "apply", "--quiet", "m.yaml"]
+        return rows
+
     work = tempfile.mkdtemp(prefix="syncfiles-bench-", dir=os.environ.get("BENCH_DIR", "/var/tmp"))
     os.chmod(work, 0o755)  # nginx workers run as nobody
     www = os.path.join(work, "www")
@@ -299,7 +316,7 @@ def main():
         names = ["w1-%04d.bin" % i for i in range(2000)]
         d = many_files("w1", names)
         if "W1" in only:
-            tools = {"syncfiles": [sf, "apply", "--quiet", "m.yaml"]}
+            tools = applies()
             tools.update(peers(d))
             bench("W1 2,000 x 16 KiB, 8 at a time, fresh destination", d, tools,
                   prepare=fresh if args.delete_between else aside)
@@ -307,9 +324,9 @@ def main():
             # Each tool revalidates its own copy (fetched by itself first): a
             # shared folder would let one tool's rewrite look like a change to another.
             tools = {}
-            fetch = {"syncfiles": [sf, "apply", "--quiet", "m.yaml"]}
+            fetch = applies()
             fetch.update(peers(d))
-            revalidate = {"syncfiles": [sf, "apply", "--quiet", "m.yaml"]}
+            revalidate = applies()
             revalidate.update(peers(d, conditional=True))
             for k, tool in enumerate(revalidate):
                 td = os.path.join(work, "w4-%d" % k)
@@ -339,7 +356,7 @@ def main():
 
     if "W2" in only:
         d = many_files("w2", ["w2-%02d.bin" % i for i in range(64)])
-        tools = {"syncfiles": [sf, "apply", "--quiet", "m.yaml"]}
+        tools = applies()
         tools.update(peers(d))
         bench("W2 64 x 4 MiB", d, tools)
 
@@ -349,7 +366,7 @@ def main():
         manifest(os.path.join(d, "m.yaml"),
                  ["{id: big, url: '%s/big.bin', destination: big.bin, sha256: %s}" % (base, big_sha)])
         tools = {
-            "syncfiles": [sf, "apply", "--quiet", "m.yaml"],
+            **applies(),
             "curl -o && sync": ["sh", "-c", "curl -s -o dest/big.bin %s/big.bin && sync" % base],
             "aria2c": ["aria2c", "-q", "-d", "dest", "--allow-overwrite=true", "--file-allocation=none",
                        "--checksum=sha-256=%s" % big_sha, "%s/big.bin" % base],
@@ -440,7 +457,7 @@ def main():
         curl2 = ["curl", "-s", "--no-progress-meter", "--http2", "--parallel", "--parallel-max", "8", "--cacert",
                  tls["ca"], "--create-dirs", "-K", "curl.cfg"]
         tools = {
-            "syncfiles": [sf, "apply", "--quiet", "m.yaml"],
+            **applies(),
             "curl --http2 --parallel": curl2,
             # syncfiles makes every file durable before it reports; this row pays the same.
             "curl --http2 && sync": ["sh", "-c", " ".join(curl2) + " && sync"],
