@@ -76,6 +76,8 @@ struct Apply: ParsableCommand {
     if dryRun {
       return try PlanOutput.run(paths: paths, session: session, options: PlanOptions(force: force, only: only))
     }
+    // The run's duration (and --deadline) count from here.
+    var clock = RunClock()
     // Before any thread starts: only the watcher thread receives SIGINT/SIGTERM.
     SignalWatcher.block()
     // One registry: the plugins the manifests are checked against are the ones the run uses.
@@ -84,6 +86,7 @@ struct Apply: ParsableCommand {
     let prefetch = JournalPrefetch()
     let (set, journalPath) = try LoadedSession.manifests(
       paths: paths, options: session, plugins: plugins, prefetch: prefetch)
+    clock.end("load")
     let applying: ApplySession
     do {
       applying = try ApplySession(
@@ -94,6 +97,7 @@ struct Apply: ParsableCommand {
       if case .locked = error { throw ExitCode(3) }
       throw ExitCode(2)
     }
+    clock.end("plan")
     if let note = applying.recovered { Output.error("syncfiles: \(note)") }
     try requireSelection(applying.plan, only: only)
     for d in applying.plan.disk where !d.ok {
@@ -102,7 +106,7 @@ struct Apply: ParsableCommand {
       )
     }
     let line = ProgressLine(live: !quiet && (progress == .always || (progress == .auto && Output.stderrIsTTY)))
-    let runner = applying.runner(plugins: plugins, options: runOptions(applying, line: line))
+    let runner = applying.runner(plugins: plugins, options: runOptions(applying, line: line, clock: clock))
     SignalWatcher.watch { signal in
       if runner.stopRequested {
         // A second signal: the journal is consistent at every instant; leave now.
@@ -122,13 +126,14 @@ struct Apply: ParsableCommand {
 
 extension Apply {
   /// The flags (and SYNCFILES_GROUP_COMMIT) over the manifests' limits, and where logs go.
-  func runOptions(_ applying: ApplySession, line: ProgressLine) -> RunOptions {
+  func runOptions(_ applying: ApplySession, line: ProgressLine, clock: RunClock) -> RunOptions {
     var flags = ApplySession.Flags()
     flags.parallel = parallel
     flags.rate = rate.flatMap { try? ByteSize.parseRate($0).get() }
     flags.deadline = deadline.flatMap { try? TimeSpan.parse($0).get() }
     flags.groupCommit = Runtime.environment["SYNCFILES_GROUP_COMMIT"] != "0"
     var options = applying.runOptions(flags)
+    options.clock = clock
     if !quiet { options.log = { line.log($0) } }
     if line.live { options.tick = { line.show($0) } }
     options.environment = NetworkEnvironment(environment: Runtime.environment)

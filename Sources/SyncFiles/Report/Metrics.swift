@@ -25,6 +25,8 @@ public struct RunMetrics: Sendable, Hashable {
   public var bytesTransferred: Int64
   /// Tasks of this run per outcome (installed, unchanged, failed, ...).
   public var outcomes: [String: Int] = [:]
+  /// How long each step of the apply took (`RunClock.steps`).
+  public var phases: [RunPhase] = []
   public var tasks: [Task] = []
 
   public init(finished: Timestamp, exitCode: Int32, durationSeconds: Double, bytesTransferred: Int64) {
@@ -41,6 +43,7 @@ public struct RunMetrics: Sendable, Hashable {
       finished: finished, exitCode: report.exitCode, durationSeconds: report.elapsed,
       bytesTransferred: report.bytesTransferred)
     for o in TaskOutcome.allCases { outcomes[o.rawValue] = report.count(o) }
+    phases = report.phases
     var moved: [String: Int64] = [:]
     for t in report.tasks { moved[t.id, default: 0] += t.bytesTransferred }
     tasks = ids.map { id in
@@ -67,6 +70,10 @@ public struct RunMetrics: Sendable, Hashable {
       [("", String(exitCode))])
     family(
       "syncfiles_last_run_duration_seconds", "How long the last apply ran.", [("", Self.decimal(durationSeconds))])
+    family(
+      "syncfiles_last_run_phase_seconds",
+      "How long each step of the last apply took (load, plan, start, transfers, finish); they add up to its duration.",
+      phases.map { (Self.labels(["phase": $0.name]), Self.decimal($0.seconds)) })
     family(
       "syncfiles_last_run_bytes_transferred", "Bytes the last apply received over the network.",
       [("", String(bytesTransferred))])

@@ -61,7 +61,8 @@ extension RunReport {
     return .object([
       ("session", .string(session)), ("started", .string(started.rfc3339)), ("journal", .string(journal)),
       ("tasks", .array(list)), ("totals", .object(totals)), ("stopped", opt(stopped)),
-      ("elapsed_seconds", .double(elapsed)), ("hook_errors", .array(hookErrors.map(JSONValue.string))),
+      ("elapsed_seconds", .double(elapsed)), ("phases", .object(phases.map { ($0.name, .double($0.seconds)) })),
+      ("hook_errors", .array(hookErrors.map(JSONValue.string))),
       ("journal_error", opt(journalError)), ("exit_code", .int(Int64(exitCode))),
     ])
   }

@@ -34,7 +34,10 @@ public struct RunReport: Sendable {
   public var tasks: [TaskReport]
   /// Why the run stopped early ("deadline", "SIGTERM"), if it did.
   public var stopped: String?
+  /// Seconds from the start of the apply (or of the run, without a clock from its caller).
   public var elapsed: Double
+  /// How long each step took (`RunClock.steps`); they add up to `elapsed`.
+  public var phases: [RunPhase] = []
   public var hookErrors: [String] = []
   public var journalError: String?
 

@@ -5,8 +5,10 @@ public struct RunOptions: Sendable {
   public var rate: Int64?
   /// `limits.segments`: byte ranges in flight in the session.
   public var segments = Limits.defaultSegments
-  /// Stop after this many seconds (exit 75).
+  /// Stop after this many seconds (exit 75), counted from `clock.start`.
   public var deadline: Double?
+  /// The apply's steps before the run (`load`, `plan`); nil: the run starts its own clock.
+  public var clock: RunClock?
   /// Group commits of many small files (one syncfs per group); off = one fsync per file.
   public var groupCommit = true
   public var hookTimeout: Double = 600

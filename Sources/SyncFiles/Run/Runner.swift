@@ -75,7 +75,10 @@ public final class Runner: @unchecked Sendable {
   /// run's report takes this array as it is instead of a copy of each
   /// (W5: a no-op apply of 100,000 entries held both at its end).
   var reports: [TaskReport] = []
-  let startTime = monotonicSeconds()
+  /// The apply's steps: the caller's, then the run's own.
+  var clock: RunClock
+  /// When the apply began: the deadline and the elapsed time count from here.
+  var startTime: Double { clock.start }
 
   public init(
     plan: SessionPlan, manifests: [Manifest], journal: SessionJournal, plugins: PluginRegistry, options: RunOptions
@@ -85,6 +88,7 @@ public final class Runner: @unchecked Sendable {
     self.manifests = manifests
     self.journal = journal
     self.options = options
+    clock = options.clock ?? RunClock()
   }
 
   /// Asks the run to stop (a signal): transfers end, resume state is kept.
@@ -150,6 +154,7 @@ public final class Runner: @unchecked Sendable {
     guard !toRun.isEmpty else { return finish(report) }
     // The engine and install threads start in here and inherit the policy.
     ThreadPolicy.batched { transferAll() }
+    clock.endTransfers()
     report.stopped = loop.stopping
     return finish(report)
   }
@@ -209,13 +214,16 @@ public final class Runner: @unchecked Sendable {
   /// (and their outcome made durable too), the report completed.
   func finish(_ started: RunReport) -> RunReport {
     var report = started
+    clock.endTransfers()
     journal.sync()
     report.hookErrors = runHooks()
     journal.sync()
     journal.compactIfNeeded()
     report.journalError = journal.firstError?.message
     report.tasks = reports
-    report.elapsed = monotonicSeconds() - startTime
+    clock.end("finish")
+    report.elapsed = clock.elapsed
+    report.phases = clock.phases
     return report
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SyncFiles
 import Testing
 
 /// `syncfiles apply` end to end: the built binary, real libcurl, the
@@ -463,5 +464,36 @@ import Testing
     let r = try run(["apply", "--progress", "always", "--deadline", "1s", "m.yaml"], cwd: dir)
     #expect(r.status == 75)
     #expect(r.stderr.contains("[0/1 files]") && !r.stderr.contains("[1/1 files]"), "\(r.stderr.debugDescription)")
+  }
+
+  /// The report's phases: the apply's steps in order, adding up to its
+  /// elapsed time, which counts from the start of the apply (before, it
+  /// began with the transfers: a run's reading and planning were in no
+  /// figure, and the report had no phases).
+  @Test func theReportTimesEachStepOfTheApplyAndTheirSumIsItsDuration() throws {
+    server.put("a.bin", testBytes(30_000, seed: 27))
+    server.routes(["/a.bin": ["file": "a.bin", "trickle_bps": 60_000]])
+    manifest(
+      ["{id: a, url: '\(server.base)/a.bin', destination: a.bin, schedule: once}"], extra: "metrics: metrics.prom")
+    for (k, r) in try [apply(), apply()].enumerated() {
+      #expect(r.run.status == 0, "\(r.run.stderr)")
+      let phases = try #require(r.object["phases"] as? [String: Double], "\(r.run.stdout)")
+      let order = RunClock.steps.compactMap { step in r.run.stdout.range(of: "\"\(step)\":").map(\.lowerBound) }
+      #expect(Set(phases.keys) == Set(RunClock.steps) && order == order.sorted() && order.count == 5)
+      #expect(phases.values.allSatisfy { $0 >= 0 })
+      let elapsed = try #require(r.object["elapsed_seconds"] as? Double)
+      #expect(abs(phases.values.reduce(0, +) - elapsed) < 0.002, "\(phases) against \(elapsed)")
+      let m = try ParsedMetrics(file: dir + "/metrics.prom")
+      let samples = RunClock.steps.compactMap { m.samples["syncfiles_last_run_phase_seconds{phase=\($0)}"] }
+      #expect(samples.count == 5)
+      #expect(abs(samples.reduce(0, +) - (m["syncfiles_last_run_duration_seconds"] ?? -1)) < 0.006)
+      if k == 0 {
+        // 30,000 bytes at 60,000 a second.
+        #expect(phases["transfers"]! >= 0.4, "\(phases)")
+      } else {
+        #expect(r.outcome("m/a") == "skipped")
+        #expect(phases["transfers"] == 0, "nothing was due: \(phases)")
+      }
+    }
   }
 }
