@@ -65,6 +65,76 @@ def run(argv, cwd=None, env=None):
     return wall, ru.ru_utime + ru.ru_stime, peak, p.returncode
 
 
+# --callgrind: where a syncfiles run's user-space instructions go. Each part
+# is the inclusive count of the function that begins it (callgrind_annotate
+# --inclusive=yes, names demangled); the parts on other threads are counted
+# on those threads. "rest" is the total less the parts: the dynamic loader,
+# the Swift runtime's start, the report and the exit.
+PARTS = [
+    ("argument parsing", "ParsableCommand.parseAsRoot("),
+    ("manifests: libyaml and decoding (main thread)", "LoadedSession.manifests("),
+    ("manifest entries decoded (their thread)", "PipelinedFiles.work()"),
+    ("journal read and decoded (its thread)", "JournalPrefetch.start(path:)"),
+    ("lock, journal reread, facts, plan", "ApplySession.init("),
+    ("runner: set-up before the transfers", "Runner.run()"),
+    ("runner: task states, journal records", "Runner.transferAll()"),
+    ("engine thread", "TransferEngine.loop()"),
+    ("install thread", "InstallQueue.loop()"),
+    ("hash thread", "HashRing.work()"),
+]
+# Shown inside a part, not added to the rest. Under valgrind the CPU's SHA
+# extensions are hidden: OpenSSL hashes in software, about 28 instructions a
+# byte, where the real run takes a small fraction of that.
+INNER = [
+    ("in libcurl (curl_multi_perform)", "curl_multi_perform"),
+    ("SHA-256 in libcrypto (software under valgrind)", "EVP_DigestUpdate"),
+]
+
+
+def callgrind(argv, cwd, out):
+    """Runs argv (and any child) under callgrind; returns the files it wrote."""
+    os.makedirs(out, exist_ok=True)
+    for f in os.listdir(out):
+        os.unlink(os.path.join(out, f))
+    cmd = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--callgrind-out-file=%s/cg.%%p" % out]
+    p = subprocess.run(cmd + argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        sys.stderr.write("  ! %s under callgrind exited %d: %s\n" % (argv[0], p.returncode, p.stderr[-300:]))
+    return [os.path.join(out, f) for f in sorted(os.listdir(out))]
+
+
+def inclusive(path):
+    """(count, demangled function) of each line of callgrind_annotate --inclusive=yes."""
+    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", path],
+                          capture_output=True, text=True).stdout
+    if shutil.which("swift"):
+        text = subprocess.run(["swift", "demangle", "--simplified"], input=text, capture_output=True,
+                              text=True).stdout
+    rows = []
+    for line in text.splitlines():
+        words = line.split(None, 2)
+        if len(words) == 3 and words[0].replace(",", "").isdigit() and words[1].startswith("("):
+            rows.append((int(words[0].replace(",", "")), words[2]))
+    return rows
+
+
+def instruction_parts(paths):
+    """Total instructions of all files, and of a syncfiles run its parts."""
+    total, parts = 0, {}
+    for path in paths:
+        rows = inclusive(path)
+        total += next((n for n, f in rows if f.startswith("PROGRAM TOTALS")), 0)
+        for name, fn in PARTS + INNER:
+            n = max((n for n, f in rows if fn in f), default=0)
+            if n:
+                parts[name] = parts.get(name, 0) + n
+    if "runner: set-up before the transfers" not in parts:
+        return total, {k: v for k, v in parts.items() if k in dict(INNER)}  # not a syncfiles run
+    parts["runner: set-up before the transfers"] -= parts.get("runner: task states, journal records", 0)
+    parts["rest: loader, runtime start, report, exit"] = total - sum(v for k, v in parts.items() if k in dict(PARTS))
+    return total, {k: v for k, v in parts.items() if v >= 100000}
+
+
 def deterministic(path, size, seed):
     """Bytes from AES-CTR over zeros with a fixed key: fast, reproducible."""
     key = "%032x" % seed
@@ -154,7 +224,7 @@ class Nginx:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--only", default="W1,W2,W3,W4,W5,W6,W7,W8")
+    ap.add_argument("--only", help="workloads to run (all; with --callgrind W1,W4,W7)")
     ap.add_argument("--delete-between", action="store_true",
                     help="W1 and W7: delete each run's files before the next run instead of moving them aside")
     ap.add_argument("--w8", type=int, default=256 << 20, help="W8 file size in bytes")
@@ -164,8 +234,16 @@ def main():
     ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH",
                     help="W1-W4 and W7: another syncfiles build in the same rounds, as the row 'syncfiles NAME' "
                          "(an A/B of two builds, alternating with the peers); repeatable")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="W1-W4 and W7: instead of timing rounds, run each tool once under valgrind's callgrind "
+                         "and print its user-space instructions, and where syncfiles' go (repeatable where "
+                         "wall times are not)")
     args = ap.parse_args()
-    only = set(args.only.split(","))
+    only = set((args.only or ("W1,W4,W7" if args.callgrind else "W1,W2,W3,W4,W5,W6,W7,W8")).split(","))
+    if args.callgrind and only - {"W1", "W2", "W3", "W4", "W7"}:
+        ap.error("--callgrind counts W1-W4 and W7 only")
+    if args.callgrind and not shutil.which("valgrind"):
+        ap.error("--callgrind needs valgrind (apt-get install valgrind)")
     sf = os.path.abspath(args.syncfiles)
     also = []
     for a in args.also:
@@ -254,6 +332,61 @@ def main():
             os.rename(p, os.path.join(d, "aside", "%d" % len(os.listdir(os.path.join(d, "aside")))))
         fresh(d)
 
+    def phases(argv, d, prepare, runs=3):
+        """Medians of the steps `apply --format json` reports, from extra runs
+        after the timed ones (the JSON costs a little: the timed runs stay
+        --quiet). `outside` is the wall time less the apply's own: the
+        process's start (loader, runtime, argument parsing), and after the
+        run the JSON's rendering (2,000 tasks: a few ms the timed runs do
+        not spend) and the exit."""
+        cwd = d
+        if isinstance(argv, tuple):
+            argv, cwd = argv
+        argv = [a for a in argv if a != "m.yaml"] + ["--format", "json", "m.yaml"]
+        seen = {}
+        for _ in range(runs):
+            prepare(cwd)
+            os.sync()
+            start = time.monotonic()
+            p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
+            wall = time.monotonic() - start
+            try:
+                report = json.loads(p.stdout)
+            except ValueError:
+                return {}
+            if "phases" not in report:
+                return {}  # a build from before phases: its elapsed time began with the transfers
+            for k, v in report.get("phases", {}).items():
+                seen.setdefault(k, []).append(v)
+            seen.setdefault("outside", []).append(wall - report.get("elapsed_seconds", 0))
+        return {k: statistics.median(v) for k, v in seen.items()}
+
+    def count_instructions(name, d, tools, prepare):
+        """--callgrind: one untimed run, then each tool once under callgrind."""
+        first, cwd = next(iter(tools.values())), d
+        if isinstance(first, tuple):
+            first, cwd = first
+        prepare(cwd)
+        run(first, cwd=cwd)
+        figures = {}
+        for tool, argv in tools.items():
+            cwd = d
+            if isinstance(argv, tuple):
+                argv, cwd = argv
+            prepare(cwd)
+            os.sync()
+            total, parts = instruction_parts(callgrind(argv, cwd, os.path.join(work, "callgrind")))
+            figures[tool] = {"instructions": total, "parts": parts}
+        ref = figures.get("syncfiles", {}).get("instructions")
+        results.setdefault("callgrind", {})[name] = figures
+        print("\n%s (user-space instructions, callgrind)" % name)
+        for tool, f in figures.items():
+            print("  %-30s %9.1f M %6.2f x syncfiles" % (tool, f["instructions"] / 1e6,
+                                                      f["instructions"] / ref if ref else 0))
+            for part, n in f["parts"].items():
+                print("      %-46s %8.1f M" % (part, n / 1e6))
+        sys.stdout.flush()
+
     def bench(name, d, tools, prepare=fresh):
         rows = {t: [] for t in tools}
 
@@ -267,6 +400,8 @@ def main():
             os.sync()
             return run(argv, cwd=cwd)
 
+        if args.callgrind:
+            return count_instructions(name, d, tools, prepare)
         # One untimed run first. The first run after the workload before pays
         # for what that one left (W3 after W2: 3.4-3.7 s against 1.5-1.8 s,
         # for whichever tool ran first), and tools go in a fixed order, so
@@ -276,6 +411,7 @@ def main():
             for tool, argv in tools.items():
                 rows[tool].append(once(argv))
         figures = {}
+        steps = {t: phases(argv, d, prepare) for t, argv in tools.items() if t.startswith("syncfiles")}
         for tool, rs in rows.items():
             figures[tool] = {
                 "wall_median_s": statistics.median(x[0] for x in rs),
@@ -284,6 +420,8 @@ def main():
                 "peak_rss_mib": max(x[2] for x in rs),
                 "failures": sum(1 for x in rs if x[3] != 0),
             }
+            if tool in steps:
+                figures[tool]["phases_median_s"] = steps[tool]
         ref = figures.get("syncfiles", {}).get("wall_median_s")
         for f in figures.values():
             f["ratio_to_syncfiles"] = (f["wall_median_s"] / ref) if ref else None
@@ -294,6 +432,8 @@ def main():
             print("  %-22s %9.3f %9.2f %9.3f %9.1f %5d" % (
                 tool, f["wall_median_s"], f["ratio_to_syncfiles"] or 0, f["cpu_median_s"], f["peak_rss_mib"],
                 f["failures"]))
+            if "phases_median_s" in f:
+                print("    %s" % "  ".join("%s %.3f" % kv for kv in f["phases_median_s"].items()))
         sys.stdout.flush()
 
     def peers(d, conditional=False):
@@ -349,10 +489,18 @@ def main():
                     mtime = os.stat(os.path.join(www, n)).st_mtime
                     f.write("%s/%s\t%s\n" % (base, n, email.utils.formatdate(mtime, usegmt=True)))
             tools["libcurl alone (curl-floor.c)"] = [floor, "floor.txt", "8", "pipewait"]
+            if args.callgrind:
+                # The manifest's parse alone, events counted (Benchmarks/yaml-events.c): what any
+                # reading of W4's manifest costs before the first request.
+                events = os.path.join(work, "yaml-events")
+                subprocess.run([shutil.which("cc") or "clang", "-O2", "-o", events,
+                                os.path.join(ROOT, "Benchmarks", "yaml-events.c"), "-lyaml"], check=True)
+                tools["libyaml parse of m.yaml alone (yaml-events.c)"] = [events, "m.yaml"]
             mark = nginx.log_mark()
             bench("W4 revalidate W1, nothing changed (304s)", d, tools, prepare=lambda _: None)
-            results["workloads"]["W4 revalidate W1, nothing changed (304s)"]["_body_bytes_sent"] = \
-                nginx.bytes_sent_since(mark)
+            if not args.callgrind:
+                results["workloads"]["W4 revalidate W1, nothing changed (304s)"]["_body_bytes_sent"] = \
+                    nginx.bytes_sent_since(mark)
 
     if "W2" in only:
         d = many_files("w2", ["w2-%02d.bin" % i for i in range(64)])
