@@ -70,9 +70,14 @@ final class EasyRequest {
   }
 
   func setHeaders(_ lines: [String]) {
-    for l in lines { headerList = curl_slist_append(headerList, l) }
-    _ = sf_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+    for l in lines { appendHeader(l) }
+    commitHeaders()
   }
+
+  /// One more request header line (libcurl copies it); `commitHeaders` hands the list over.
+  func appendHeader(_ line: String) { headerList = curl_slist_append(headerList, line) }
+
+  func commitHeaders() { _ = sf_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList) }
 
   func info(_ i: CURLINFO) -> Int {
     var v = 0

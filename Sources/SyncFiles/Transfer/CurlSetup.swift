@@ -116,9 +116,13 @@ extension EasyRequest {
   /// of the bytes as stored), the manifest's headers only when `url` is on
   /// the origin of the task's own URL, then `conditions` (validators, Range).
   func setRequestHeaders(url: String, entryURL: String, manifest: [String], conditions: [String]) {
-    var lines = ["Accept-Encoding: identity"]
-    if !manifest.isEmpty && RemoteProbe.sameOrigin(url, entryURL) { lines += manifest }
-    setHeaders(lines + conditions)
+    // Each line straight into libcurl's list: no array of them made per request (issue 15, W4).
+    appendHeader("Accept-Encoding: identity")
+    if !manifest.isEmpty && RemoteProbe.sameOrigin(url, entryURL) {
+      for l in manifest { appendHeader(l) }
+    }
+    for l in conditions { appendHeader(l) }
+    commitHeaders()
   }
 
   /// The manifest's `tls:` keys replace the system store; without them the

@@ -51,13 +51,40 @@ struct ResponseFields {
     }
   }
 
-  private var values = [String?](repeating: nil, count: Name.allCases.count)
+  // Held inline, not in an array: one allocation (and its release) less per transfer.
+  private var etag, lastModified, date, contentLength, retryAfter, contentRange, contentEncoding: String?
+  private var transferEncoding, acceptRanges: String?
 
-  subscript(_ name: Name) -> String? { values[name.rawValue] }
-
-  mutating func removeAll() {
-    for i in values.indices { values[i] = nil }
+  subscript(_ name: Name) -> String? {
+    get {
+      switch name {
+      case .etag: etag
+      case .lastModified: lastModified
+      case .date: date
+      case .contentLength: contentLength
+      case .retryAfter: retryAfter
+      case .contentRange: contentRange
+      case .contentEncoding: contentEncoding
+      case .transferEncoding: transferEncoding
+      case .acceptRanges: acceptRanges
+      }
+    }
+    set {
+      switch name {
+      case .etag: etag = newValue
+      case .lastModified: lastModified = newValue
+      case .date: date = newValue
+      case .contentLength: contentLength = newValue
+      case .retryAfter: retryAfter = newValue
+      case .contentRange: contentRange = newValue
+      case .contentEncoding: contentEncoding = newValue
+      case .transferEncoding: transferEncoding = newValue
+      case .acceptRanges: acceptRanges = newValue
+      }
+    }
   }
+
+  mutating func removeAll() { self = ResponseFields() }
 
   /// Takes one raw header line (with or without its CRLF); a line that is
   /// not one of the fields above is passed over.
@@ -67,7 +94,7 @@ struct ResponseFields {
     var end = line.count
     while start < end, Self.isSpace(line[start]) { start += 1 }
     while end > start, Self.isSpace(line[end - 1]) { end -= 1 }
-    values[name.rawValue] = String(decoding: line[start..<end], as: UTF8.self)
+    self[name] = String(decoding: line[start..<end], as: UTF8.self)
   }
 
   private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }

@@ -6,7 +6,7 @@ internal import CCurl
 
 /// Per-transfer state, confined to the engine thread.
 final class Transfer {
-  var spec: TransferSpec
+  let spec: TransferSpec
   let done: @Sendable (TransferResult) -> Void
   unowned let engine: TransferEngine
   var easy: EasyRequest?
