@@ -227,6 +227,8 @@ public final class JournalWriter {
 
   /// The contents came from a `JournalPrefetch` (the file was as it read it).
   public private(set) var usedPrefetch = false
+  /// The file was read again under the lock (no settled prefetch vouched for it).
+  public private(set) var readAgain = true
 
   /// What was skipped when the journal was opened, said once (the damage is
   /// repaired by then); nil when the journal was whole.
@@ -247,32 +249,47 @@ public final class JournalWriter {
     let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw .system(doing: "cannot open journal", path: path, errno: Errno(errno)) }
     self.fd = fd
+    let (c, fileSize) = try Self.read(path, fd: fd, prefetched: prefetched)
+    usedPrefetch = c.usedPrefetch
+    readAgain = c.readAgain
+    contents = c.contents
+    size = contents.validLength
+    if contents.validLength == 0 {
+      size = 0
+      ftruncate(fd, 0)
+      try append(Array(JournalFormat.header.utf8))
+    } else if contents.validLength < fileSize {
+      guard ftruncate(fd, off_t(contents.validLength)) == 0 else {
+        throw .system(doing: "cannot cut the torn tail of", path: path, errno: Errno(errno))
+      }
+    }
+    recovered = contents.damageNote(path: path, rewritten: true)
+    if contents.damagedInside > 0 || contents.headerDamaged { try compact() }
+  }
+
+  /// The journal's contents and its size: a settled prefetch's decoding when
+  /// the file is unchanged since (not read again), else the file's bytes,
+  /// decoded here unless the prefetch read exactly them.
+  private static func read(_ path: String, fd: Int32, prefetched: JournalPrefetch?) throws(JournalError) -> (
+    (contents: JournalFormat.Contents, usedPrefetch: Bool, readAgain: Bool), Int
+  ) {
+    let now = FileIdentity(fd: fd)
+    if let now, let c = prefetched?.contents(path: path, unchangedSince: now) {
+      return ((c, true, false), Int(now.size))
+    }
     let bytes: [UInt8]
-    switch FileIO.readAll(path, limit: Int.max) {
+    switch FileIO.readAll(fd: fd, size: now.map { Int($0.size) }, limit: Int.max) {
     case .success(let b): bytes = b
     case .failure(let e):
       close(fd)
       throw .unreadable(path: path, why: e.message)
     }
     let early = prefetched?.contents(path: path, matching: bytes)
-    usedPrefetch = early != nil
     guard let c = early ?? JournalFormat.decode(bytes) else {
       close(fd)
       throw .notAJournal(path: path, refusing: true)
     }
-    contents = c
-    size = c.validLength
-    if c.validLength == 0 {
-      size = 0
-      ftruncate(fd, 0)
-      try append(Array(JournalFormat.header.utf8))
-    } else if c.validLength < bytes.count {
-      guard ftruncate(fd, off_t(c.validLength)) == 0 else {
-        throw .system(doing: "cannot cut the torn tail of", path: path, errno: Errno(errno))
-      }
-    }
-    recovered = c.damageNote(path: path, rewritten: true)
-    if c.damagedInside > 0 || c.headerDamaged { try compact() }
+    return ((c, early != nil, true), bytes.count)
   }
 
   deinit {

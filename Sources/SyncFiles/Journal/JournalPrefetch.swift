@@ -5,15 +5,25 @@
 /// Reads and decodes the journal on another thread while the manifests
 /// load (issue 15: `apply` read the two one after the other before its first
 /// request). It creates nothing and takes no lock: an invalid manifest still
-/// leaves no journal behind. `JournalWriter` takes the lock, reads the file
-/// again, and uses this decoding only when the bytes are the same, so what
-/// another process wrote in between is never missed.
+/// leaves no journal behind. `JournalWriter` takes the lock and uses this
+/// decoding only when the file is as it was read, so what another process
+/// wrote in between is never missed: the file's identity when it was
+/// settled (below), else its bytes, read again.
+///
+/// Settled: its last change (ctime, mtime) at least `settle` before the read
+/// began. A write after the read then gives a later ctime, whatever the
+/// file system's clock granularity, and a same-size write in place is seen
+/// as surely as an append. A file changed just before the read is read
+/// again under the lock and compared byte for byte.
 public final class JournalPrefetch: @unchecked Sendable {
   private let lock = Lock()
   private var started: String?
   private var done = false
   private var bytes: [UInt8]?
   private var contents: JournalFormat.Contents?
+  /// The file as read, when it was settled then (nil: compare the bytes).
+  private var identity: FileIdentity?
+  static let settle: Int64 = 50_000_000  // ns
 
   public init() {}
 
@@ -27,29 +37,52 @@ public final class JournalPrefetch: @unchecked Sendable {
     }
     guard first else { return }
     startThread { [self] in
-      var st = stat()
-      var read: [UInt8]? = nil
-      var decoded: JournalFormat.Contents? = nil
-      // A file only: a missing journal, or anything else there, is left to the writer.
-      if stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
-        case .success(let b) = FileIO.readAll(path, limit: Int.max)
-      {
-        read = b
-        decoded = JournalFormat.decode(b)
-      }
+      let (read, settled) = Self.read(path)
+      let decoded = read.flatMap { JournalFormat.decode($0) }
       lock.locked {
         bytes = read
         contents = decoded
+        identity = settled
         done = true
         lock.signal()
       }
     }
   }
 
+  /// The file's bytes, and its identity if it was settled and unchanged
+  /// while read. A file only: a missing journal, or anything else there, is
+  /// left to the writer.
+  private static func read(_ path: String) -> ([UInt8]?, FileIdentity?) {
+    let began = Timestamp.currentNanoseconds()
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return (nil, nil) }
+    defer { close(fd) }
+    guard let before = FileIdentity(fd: fd), before.isRegular,
+      case .success(let b) = FileIO.readAll(fd: fd, size: Int(before.size), limit: Int.max)
+    else { return (nil, nil) }
+    let after = FileIdentity(fd: fd)
+    let settled = after == before && Int64(b.count) == before.size && before.changedNs < began - settle
+    return (b, settled ? before : nil)
+  }
+
   /// Waits until a started prefetch has read the file (tests order their writes after it).
   func waitUntilRead() {
     lock.locked {
       while started != nil && !done { lock.wait(until: nil) }
+    }
+  }
+
+  /// The decoding of `path` when the file is still as a settled prefetch
+  /// found it (`now`: its identity under the lock); nil otherwise. Waits
+  /// for the prefetch to end; what it held stays for `contents(path:matching:)`.
+  func contents(path: String, unchangedSince now: FileIdentity?) -> JournalFormat.Contents? {
+    lock.locked {
+      guard started == path else { return nil }
+      while !done { lock.wait(until: nil) }
+      guard let identity, let now, identity == now, let contents else { return nil }
+      bytes = nil
+      self.contents = nil
+      return contents
     }
   }
 

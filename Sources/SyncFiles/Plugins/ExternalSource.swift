@@ -202,7 +202,7 @@ final class ExternalTransport: Transport, @unchecked Sendable {
   private func misplacedWrites(_ partial: PartialFile, offset: Int64, destinationBefore: FileIdentity)
     -> PluginError?
   {
-    if FileIdentity(path: partial.destination) != destinationBefore {
+    if !FileIdentity(path: partial.destination).sameData(as: destinationBefore) {
       return .brokeProtocol(
         plugin: name,
         what: "changed \(partial.destination) itself while it ran; a source plugin may write only to partial_path",
@@ -295,25 +295,5 @@ extension TransferResult {
     var r = self
     r.partial = nil
     return r
-  }
-}
-
-/// Which file a path names, and its size and modification time: to notice a
-/// plugin that wrote where it must not.
-struct FileIdentity: Equatable {
-  var device: UInt64 = 0
-  var inode: UInt64 = 0
-  var size: Int64 = 0
-  var mtimeNs: Int64 = 0
-  var exists = false
-
-  init(path: String) {
-    var st = stat()
-    guard lstat(path, &st) == 0 else { return }
-    exists = true
-    device = UInt64(st.st_dev)
-    inode = UInt64(st.st_ino)
-    size = Int64(st.st_size)
-    mtimeNs = st.modifiedNs
   }
 }

@@ -117,4 +117,55 @@ public enum FileIO {
 extension stat {
   /// The modification time in nanoseconds since the epoch, as the journal and the facts keep it.
   var modifiedNs: Int64 { Int64(st_mtim.tv_sec) * 1_000_000_000 + Int64(st_mtim.tv_nsec) }
+  /// The inode's last change (a write, a truncation, a rename onto it, its mode) in nanoseconds.
+  var changedNs: Int64 { Int64(st_ctim.tv_sec) * 1_000_000_000 + Int64(st_ctim.tv_nsec) }
+}
+
+/// Which file, how large, and when its data and its inode last changed.
+/// Equal identities of a file taken apart in time mean no write in between
+/// when the first was taken well after the file's last change
+/// (`JournalPrefetch`); `sameData` notices a plugin that wrote where it
+/// must not (`ExternalSource`).
+struct FileIdentity: Equatable, Sendable {
+  var device: UInt64 = 0
+  var inode: UInt64 = 0
+  var size: Int64 = 0
+  var mtimeNs: Int64 = 0
+  /// The inode's last change (a write, a truncation, its mode), never before `mtimeNs`.
+  var changedNs: Int64 = 0
+  var exists = false
+  var isRegular = false
+
+  /// The path itself (`lstat`); `exists` false when there is nothing.
+  init(path: String) {
+    var st = stat()
+    guard lstat(path, &st) == 0 else {
+      self.init()
+      return
+    }
+    self.init(st)
+  }
+
+  private init() {}
+
+  init?(fd: Int32) {
+    var st = stat()
+    guard fstat(fd, &st) == 0 else { return nil }
+    self.init(st)
+  }
+
+  private init(_ st: stat) {
+    exists = true
+    device = UInt64(st.st_dev)
+    inode = UInt64(st.st_ino)
+    size = Int64(st.st_size)
+    mtimeNs = st.modifiedNs
+    changedNs = max(st.changedNs, st.modifiedNs)
+    isRegular = (st.st_mode & S_IFMT) == S_IFREG
+  }
+
+  /// The same file with the same size and modification time (its mode or owner may differ).
+  func sameData(as o: FileIdentity) -> Bool {
+    exists == o.exists && device == o.device && inode == o.inode && size == o.size && mtimeNs == o.mtimeNs
+  }
 }

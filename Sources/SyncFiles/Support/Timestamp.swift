@@ -186,4 +186,11 @@ extension Timestamp {
     clock_gettime(CLOCK_REALTIME, &ts)
     return Timestamp(seconds: Int64(ts.tv_sec))
   }
+
+  /// The system clock in nanoseconds since the epoch (to compare with file times).
+  static func currentNanoseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+  }
 }

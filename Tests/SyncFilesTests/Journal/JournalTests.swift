@@ -447,6 +447,52 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
     #expect(w.contents.tasks["m/t1"]?.fingerprint == "fp-99")
   }
 
+  /// A journal last changed well before the prefetch read it is not read
+  /// again under the lock when its identity (inode, size, mtime, ctime) is
+  /// unchanged (issue 15: a steady journal of 2,000 tasks is 1-3 MB).
+  @Test func aSettledJournalIsNotReadAgainUnderTheLock() throws {
+    do {
+      let w = try JournalWriter(path: path)
+      for n in 0..<5 { try w.record(sample("m/t\(n)", n)) }
+    }
+    Thread.sleep(forTimeInterval: 0.15)
+    let settled = JournalPrefetch()
+    settled.start(path: path)
+    let w = try JournalWriter(path: path, prefetched: settled)
+    #expect(w.usedPrefetch && !w.readAgain)
+    #expect(w.contents.tasks == (try JournalReader.read(path: path)).tasks)
+    #expect(w.contents.tasks.count == 5)
+  }
+
+  /// After a settled prefetch, a write in place that keeps the size (the
+  /// same inode, bytes of the same length) is still seen: its mtime and
+  /// ctime are later than the file's before the read.
+  @Test func aWriteOfTheSameSizeAfterASettledPrefetchIsSeen() throws {
+    do {
+      let w = try JournalWriter(path: path)
+      try w.record(sample("m/a", 1))
+    }
+    let first = try #require(readBytes(path))
+    Thread.sleep(forTimeInterval: 0.15)
+    let stale = JournalPrefetch()
+    stale.start(path: path)
+    stale.waitUntilRead()
+    // Another version of the one record, of the same length, written over the first in place.
+    let other = dir + "/other"
+    do {
+      let w = try JournalWriter(path: other)
+      try w.record(sample("m/a", 7))
+    }
+    let second = try #require(readBytes(other))
+    #expect(second.count == first.count && second != first)
+    let fd = open(path, O_WRONLY)
+    #expect(second.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } == second.count)
+    close(fd)
+    let w = try JournalWriter(path: path, prefetched: stale)
+    #expect(w.readAgain && !w.usedPrefetch)
+    #expect(w.contents.tasks["m/a"]?.fingerprint == "fp-7")
+  }
+
   @Test func aPrefetchOfAnotherPathOrNoFileIsNotUsed() throws {
     let other = JournalPrefetch()
     other.start(path: dir + "/elsewhere")
