@@ -75,7 +75,7 @@ PARTS = [
     ("manifests: libyaml and decoding (main thread)", "LoadedSession.manifests("),
     ("manifest entries decoded (their thread)", "PipelinedFiles.work()"),
     ("journal read and decoded (its thread)", "JournalPrefetch.start(path:)"),
-    ("lock, journal reread, facts, plan", "ApplySession.init("),
+    ("lock, journal check, facts, plan", "ApplySession.init("),
     ("runner: set-up before the transfers", "Runner.run()"),
     ("runner: task states, journal records", "Runner.transferAll()"),
     ("engine thread", "TransferEngine.loop()"),
@@ -332,6 +332,11 @@ def main():
             os.rename(p, os.path.join(d, "aside", "%d" % len(os.listdir(os.path.join(d, "aside")))))
         fresh(d)
 
+    def applies_m_yaml(argv):
+        """A row that runs `syncfiles apply ... m.yaml` (its phases can be asked for)."""
+        argv = argv[0] if isinstance(argv, tuple) else argv
+        return len(argv) > 2 and argv[1] == "apply" and argv[-1] == "m.yaml"
+
     def phases(argv, d, prepare, runs=3):
         """Medians of the steps `apply --format json` reports, from extra runs
         after the timed ones (the JSON costs a little: the timed runs stay
@@ -411,7 +416,7 @@ def main():
             for tool, argv in tools.items():
                 rows[tool].append(once(argv))
         figures = {}
-        steps = {t: phases(argv, d, prepare) for t, argv in tools.items() if t.startswith("syncfiles")}
+        steps = {t: phases(argv, d, prepare) for t, argv in tools.items() if t.startswith("syncfiles") and applies_m_yaml(argv)}
         for tool, rs in rows.items():
             figures[tool] = {
                 "wall_median_s": statistics.median(x[0] for x in rs),
@@ -420,7 +425,7 @@ def main():
                 "peak_rss_mib": max(x[2] for x in rs),
                 "failures": sum(1 for x in rs if x[3] != 0),
             }
-            if tool in steps:
+            if steps.get(tool):
                 figures[tool]["phases_median_s"] = steps[tool]
         ref = figures.get("syncfiles", {}).get("wall_median_s")
         for f in figures.values():
