@@ -300,6 +300,8 @@ public final class JournalWriter {
   /// Records not yet written (`record(_:flush: false)`), in order.
   private var pending: [UInt8] = []
 
+  public var holdsRecords: Bool { !pending.isEmpty }
+
   /// Writes the records held back, in one write.
   public func flush() throws(JournalError) {
     guard !pending.isEmpty else { return }

@@ -33,6 +33,9 @@ public final class SessionJournal: @unchecked Sendable {
     }
   }
 
+  /// Records are held back, not yet written.
+  public var holdsRecords: Bool { lock.locked { writer.holdsRecords } }
+
   /// Writes the records held back.
   public func flush() {
     lock.locked {

@@ -279,6 +279,11 @@ public final class Runner: @unchecked Sendable {
     var wake = loop.waitingRetry.map(\.at).min()
     if let d = deadline, loop.stopping == nil { wake = min(wake ?? d, d) }
     if options.tick != nil { wake = min(wake ?? now + 0.2, now + 0.2) }
+    // Outcomes held back are written within the flush interval, however long the next event takes.
+    if journal.holdsRecords {
+      let due = loop.lastJournalFlush + Self.flushInterval
+      wake = min(wake ?? due, due)
+    }
     return lock.locked {
       if events.isEmpty { lock.wait(until: wake) }
       let b = events
