@@ -86,7 +86,7 @@ struct Apply: ParsableCommand {
     let prefetch = JournalPrefetch()
     let (set, journalPath) = try LoadedSession.manifests(
       paths: paths, options: session, plugins: plugins, prefetch: prefetch)
-    clock.end("load")
+    clock.end(.load)
     let applying: ApplySession
     do {
       applying = try ApplySession(
@@ -97,7 +97,7 @@ struct Apply: ParsableCommand {
       if case .locked = error { throw ExitCode(3) }
       throw ExitCode(2)
     }
-    clock.end("plan")
+    clock.end(.plan)
     if let note = applying.recovered { Output.error("syncfiles: \(note)") }
     try requireSelection(applying.plan, only: only)
     for d in applying.plan.disk where !d.ok {

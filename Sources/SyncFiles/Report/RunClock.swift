@@ -17,36 +17,41 @@ public struct RunPhase: Sendable, Hashable {
 /// ends and its file is installed and recorded), `finish` (hooks, the
 /// journal's sync and compaction).
 public struct RunClock: Sendable {
-  public static let steps = ["load", "plan", "start", "transfers", "finish"]
+  public enum Step: String, CaseIterable, Sendable {
+    case load, plan, start, transfers, finish
+  }
+
+  /// The steps' names, in order.
+  public static var steps: [String] { Step.allCases.map(\.rawValue) }
 
   public let start: Double
-  private var marks: [(name: String, at: Double)] = []
+  private var marks: [(step: Step, at: Double)] = []
 
   /// Starts now; `start`: a moment taken earlier.
   public init(start: Double? = nil) { self.start = start ?? monotonicSeconds() }
 
-  /// Ends step `name` now, once: a second mark of a step is ignored.
-  public mutating func end(_ name: String, at now: Double? = nil) {
-    guard !ended(name) else { return }
-    marks.append((name, now ?? monotonicSeconds()))
+  /// Ends `step` now, once: a second end of a step is ignored.
+  public mutating func end(_ step: Step, at now: Double? = nil) {
+    guard !ended(step) else { return }
+    marks.append((step, now ?? monotonicSeconds()))
   }
 
   /// Ends `transfers` now; when no transfer began, `start` lasted until now
   /// and `transfers` took no time.
   public mutating func endTransfers() {
     let now = monotonicSeconds()
-    end("start", at: now)
-    end("transfers", at: now)
+    end(.start, at: now)
+    end(.transfers, at: now)
   }
 
-  public func ended(_ name: String) -> Bool { marks.contains { $0.name == name } }
+  public func ended(_ step: Step) -> Bool { marks.contains { $0.step == step } }
 
   /// Each step ended so far, with its length.
   public var phases: [RunPhase] {
     var from = start
     return marks.map { m in
       defer { from = m.at }
-      return RunPhase(name: m.name, seconds: max(0, m.at - from))
+      return RunPhase(name: m.step.rawValue, seconds: max(0, m.at - from))
     }
   }
 

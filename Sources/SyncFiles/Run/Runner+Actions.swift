@@ -43,7 +43,7 @@ extension Runner {
     loop.active += 1
     loop.activeByHost[url(i).host, default: 0] += 1
     reports[i].attempts += 1
-    clock.end("start")
+    clock.end(.start)
     transport.start(spec) { [self] r in post(.transfer(i, r)) }
   }
 

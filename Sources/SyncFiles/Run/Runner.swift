@@ -230,7 +230,7 @@ public final class Runner: @unchecked Sendable {
     journal.compactIfNeeded()
     report.journalError = journal.firstError?.message
     report.tasks = reports
-    clock.end("finish")
+    clock.end(.finish)
     report.elapsed = clock.elapsed
     report.phases = clock.phases
     return report

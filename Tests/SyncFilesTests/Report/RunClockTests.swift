@@ -6,11 +6,11 @@ import Testing
 @Suite struct RunClockTests {
   @Test func eachStepLastsFromTheOneBeforeAndTheyAddUpToTheElapsedTime() {
     var c = RunClock(start: 100)
-    c.end("load", at: 100.25)
-    c.end("plan", at: 100.5)
-    c.end("start", at: 101)
-    c.end("transfers", at: 103)
-    c.end("finish", at: 103.5)
+    c.end(.load, at: 100.25)
+    c.end(.plan, at: 100.5)
+    c.end(.start, at: 101)
+    c.end(.transfers, at: 103)
+    c.end(.finish, at: 103.5)
     #expect(c.phases.map(\.name) == RunClock.steps)
     #expect(c.phases.map(\.seconds) == [0.25, 0.25, 0.5, 2, 0.5])
     #expect(c.elapsed == 3.5)
@@ -18,10 +18,10 @@ import Testing
 
   @Test func aStepEndsOnceAndNoTransferMeansNoTimeInTransfers() {
     var c = RunClock(start: 10)
-    c.end("start", at: 11)
-    c.end("start", at: 12)  // a later transfer began: the step had already ended
-    c.end("transfers", at: 11)
-    c.end("finish", at: 13)
+    c.end(.start, at: 11)
+    c.end(.start, at: 12)  // a later transfer began: the step had already ended
+    c.end(.transfers, at: 11)
+    c.end(.finish, at: 13)
     #expect(
       c.phases == [
         RunPhase(name: "start", seconds: 1), RunPhase(name: "transfers", seconds: 0),
