@@ -50,6 +50,20 @@ func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:], tool
     status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
 }
 
+/// Starts the built binary in the background, its output discarded: for a
+/// test that kills it, or reads its files while it runs.
+func startInBackground(_ args: [String], cwd: String, env: [String: String] = [:]) throws -> Process {
+  let p = Process()
+  p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
+  p.arguments = args
+  p.currentDirectoryURL = URL(fileURLWithPath: cwd)
+  if !env.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 } }
+  p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+  p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+  try p.run()
+  return p
+}
+
 @Suite struct ValidateCommandTests {
   @Test func quickstartIsValid() throws {
     let r = try run(["validate", "Examples/quickstart"], cwd: packageRoot)

@@ -38,16 +38,8 @@ final class Site {
   /// at least `atLeast` bytes; returns how many it held.
   @discardableResult
   func killMidway(_ name: String, atLeast: Int = 400_000) throws -> Int {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
-    p.arguments = ["apply", "--quiet", "--rate", "1MB/s", "--only", task(name), "t.yaml"]
-    p.currentDirectoryURL = URL(fileURLWithPath: dir)
-    var env = ProcessInfo.processInfo.environment
-    for (k, v) in server.environment { env[k] = v }
-    p.environment = env
-    p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-    try p.run()
+    let p = try startInBackground(
+      ["apply", "--quiet", "--rate", "1MB/s", "--only", task(name), "t.yaml"], cwd: dir, env: server.environment)
     let partial = dir + "/out/.\(name).syncfiles-partial"
     var held = 0
     let start = Date()

@@ -313,13 +313,7 @@ import Testing
     server.put("a.bin", testBytes(200_000, seed: 17))
     server.routes(["/a.bin": ["file": "a.bin", "etag": "\"t\"", "trickle_bps": 20_000]])
     manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin}"])
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
-    p.arguments = ["apply", "m.yaml"]
-    p.currentDirectoryURL = URL(fileURLWithPath: dir)
-    p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-    try p.run()
+    let p = try startInBackground(["apply", "m.yaml"], cwd: dir)
     Thread.sleep(forTimeInterval: 1.0)
     let second = try run(["apply", "m.yaml"], cwd: dir)
     #expect(second.status == 3)
@@ -510,13 +504,7 @@ import Testing
       "{id: a, url: '\(server.base)/a.bin', destination: a.bin}",
       "{id: slow, url: '\(server.base)/slow.bin', destination: slow.bin}",
     ])
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
-    p.arguments = ["apply", "--quiet", "m.yaml"]
-    p.currentDirectoryURL = URL(fileURLWithPath: dir)
-    p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-    try p.run()
+    let p = try startInBackground(["apply", "--quiet", "m.yaml"], cwd: dir)
     defer { p.waitUntilExit() }
     var recorded: TaskState.Outcome?
     let start = Date()

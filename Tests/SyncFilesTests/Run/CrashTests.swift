@@ -49,13 +49,7 @@ import Testing
     var landed = 0
     for round in 0..<Self.kills {
       if round > 0 && round % 10 == 0 { round % 20 == 0 ? serve(v2, tag: "v2") : serve(v1, tag: "v1") }
-      let p = Process()
-      p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
-      p.arguments = ["apply", "--quiet", "c.yaml"]
-      p.currentDirectoryURL = URL(fileURLWithPath: dir)
-      p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-      p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-      try p.run()
+      let p = try startInBackground(["apply", "--quiet", "c.yaml"], cwd: dir)
       Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.9, using: &rng))
       kill(p.processIdentifier, SIGKILL)
       p.waitUntilExit()

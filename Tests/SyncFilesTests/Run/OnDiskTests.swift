@@ -140,13 +140,7 @@ import Testing
     write(
       "version: 1\nname: s\nroot: out\njournal: state/journal\nfiles:\n  - {id: big, url: '\(server.base)/big.bin', destination: big.bin}\n",
       to: dir + "/s.yaml")
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
-    p.arguments = ["apply", "--quiet", "s.yaml"]
-    p.currentDirectoryURL = URL(fileURLWithPath: dir)
-    p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-    try p.run()
+    let p = try startInBackground(["apply", "--quiet", "s.yaml"], cwd: dir)
     let partial = dir + "/out/.big.bin.syncfiles-partial"
     let start = Date()
     var held = 0

@@ -26,11 +26,7 @@ import Testing
 
   /// Starts apply, lets it run for `seconds`, kills it with SIGKILL.
   func applyKilled(after seconds: Double) throws {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
-    p.arguments = ["apply", "--quiet", "m.yaml"]
-    p.currentDirectoryURL = URL(fileURLWithPath: dir)
-    try p.run()
+    let p = try startInBackground(["apply", "--quiet", "m.yaml"], cwd: dir)
     Thread.sleep(forTimeInterval: seconds)
     kill(p.processIdentifier, SIGKILL)
     p.waitUntilExit()
