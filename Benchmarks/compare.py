@@ -361,7 +361,7 @@ def main():
                 return {}
             if "phases" not in report:
                 return {}  # a build from before phases: its elapsed time began with the transfers
-            for k, v in report.get("phases", {}).items():
+            for k, v in report["phases"].items():
                 seen.setdefault(k, []).append(v)
             seen.setdefault("outside", []).append(wall - report.get("elapsed_seconds", 0))
         return {k: statistics.median(v) for k, v in seen.items()}
@@ -416,7 +416,8 @@ def main():
             for tool, argv in tools.items():
                 rows[tool].append(once(argv))
         figures = {}
-        steps = {t: phases(argv, d, prepare) for t, argv in tools.items() if t.startswith("syncfiles") and applies_m_yaml(argv)}
+        steps = {t: phases(argv, d, prepare) for t, argv in tools.items()
+                 if t.startswith("syncfiles") and applies_m_yaml(argv)}
         for tool, rs in rows.items():
             figures[tool] = {
                 "wall_median_s": statistics.median(x[0] for x in rs),
