@@ -3,6 +3,7 @@
 # Installs what it needs (nginx, curl, aria2, wget2), builds syncfiles in
 # release mode, runs Benchmarks/compare.py. Options go to compare.py:
 #   --rounds N (3)  --only W1,...,W8  --big BYTES (1 GiB)  --w8 BYTES (256 MiB)  --json FILE
+#   --callgrind (instructions instead of times; installs valgrind)  --also NAME=PATH
 # W8 starts a second nginx with limit_rate 16m and also runs W6 with segments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,7 @@ command -v aria2c >/dev/null || need+=(aria2)
 command -v wget2 >/dev/null || need+=(wget2)
 command -v openssl >/dev/null || need+=(openssl)
 [[ -x /usr/bin/time ]] || need+=(time)  # peak memory of each tool (compare.py)
+if [[ " $* " == *" --callgrind "* ]] && ! command -v valgrind >/dev/null; then need+=(valgrind); fi
 if ((${#need[@]})); then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
