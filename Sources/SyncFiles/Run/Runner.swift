@@ -102,24 +102,11 @@ public final class Runner: @unchecked Sendable {
 
   func post(_ e: Event) {
     lock.locked {
+      // Only the run loop waits, and only for an empty queue: one wake-up per batch.
+      if events.isEmpty { lock.signal() }
       events.append(e)
-      // A result that may wait goes with the next batch of `resultBatch`, or
-      // the loop's next turn (at most `resultWait` away). Anything else wakes
-      // the loop, once for all that queued since it last took them.
-      if case .transfer(_, let r) = e, r.mayWait, events.count < resultBatch { return }
-      if !signaled {
-        signaled = true
-        lock.signal()
-      }
     }
   }
-
-  /// The loop was woken for the events queued (under `lock`).
-  private var signaled = false
-  /// Results that may wait are taken in batches of this many (half of `parallel`).
-  private var resultBatch: Int { max(1, min(options.parallel, 64)) }
-  /// How long a result that may wait stays queued at most.
-  static let resultWait = 0.01
 
   // MARK: - The run
 
@@ -260,16 +247,15 @@ public final class Runner: @unchecked Sendable {
   func enqueue(_ i: Int, front: Bool = false) { loop.queues.add(i, host: url(i).host, front: front) }
 
   /// Starts transfers, host by host in turn, up to `parallel` and
-  /// `per_host`; four times as many where the transport keeps those limits
-  /// itself (the built-in one), so that it always holds the next transfers to
-  /// begin, and the loop can take their results in batches (`post`).
+  /// `per_host`; twice as many where the transport keeps those limits itself
+  /// (the built-in one), so that it always holds the next transfer to begin.
   func startMore() {
     var progressed = true
     while progressed && loop.installing < 256 {
       progressed = false
       for h in loop.queues.hosts {
         guard let i = loop.queues.peek(of: h) else { continue }
-        let ahead = (try? transport(for: i))?.keepsLimits == true ? 4 : 1
+        let ahead = (try? transport(for: i))?.keepsLimits == true ? 2 : 1
         guard loop.active < Self.times(options.parallel, ahead),
           loop.activeByHost[h, default: 0] < Self.times(options.perHost, ahead)
         else { continue }
@@ -298,13 +284,10 @@ public final class Runner: @unchecked Sendable {
       let due = loop.lastJournalFlush + Self.flushInterval
       wake = min(wake ?? due, due)
     }
-    // Results may wait while transfers run (`post`): the loop turns within `resultWait`.
-    if loop.active > 0 { wake = min(wake ?? now + Self.resultWait, now + Self.resultWait) }
     return lock.locked {
       if events.isEmpty { lock.wait(until: wake) }
       let b = events
       events.removeAll()
-      signaled = false
       return b
     }
   }

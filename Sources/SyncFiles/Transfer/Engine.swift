@@ -318,15 +318,7 @@ public final class TransferEngine: @unchecked Sendable {
   private func deliver() {
     let batch = results
     results.removeAll()
-    // The slots these free go to waiting transfers: while enough wait
-    // beyond them, the runner need not wake for each result (issue 15, W4:
-    // a wake-up and two context switches per 304).
-    let mayWait = admission.waitingCount - batch.count >= max(1, admission.total / 2)
-    for (done, r) in batch {
-      var r = r
-      r.mayWait = mayWait
-      done(r)
-    }
+    for (done, r) in batch { done(r) }
   }
 
   private func completed(_ t: Transfer, code: CURLcode) {

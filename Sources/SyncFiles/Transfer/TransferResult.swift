@@ -69,8 +69,4 @@ public struct TransferResult: @unchecked Sendable {
   /// False when the run stopped while the transfer still waited for a slot:
   /// no request was sent.
   public var began = true
-  /// The transport still holds enough handed-over transfers to go on
-  /// without the runner: the result may wait for a batch of them (or a
-  /// short while) before the runner's thread is woken for it.
-  public var mayWait = false
 }

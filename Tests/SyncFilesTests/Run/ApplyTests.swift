@@ -294,29 +294,6 @@ import Testing
     #expect(seen.count == 10 && seen.max() == min(limits.parallel, limits.perHost), "in flight: \(seen)")
   }
 
-  /// A result the engine lets wait (it still holds queued transfers to go
-  /// on with) reaches the runner within moments, not when the next batch of
-  /// results forms: the quick file is installed while the slow ones run on.
-  @Test func aResultThatMayWaitIsStillTakenWhileTheOthersRunOn() throws {
-    server.put("a.bin", testBytes(1_000, seed: 30))
-    server.put("slow.bin", testBytes(40_000, seed: 31))
-    var routes: [String: [String: Any]] = ["/a.bin": ["file": "a.bin"]]
-    for k in 0..<4 { routes["/s\(k).bin"] = ["file": "slow.bin", "trickle_bps": 20_000] }
-    server.routes(routes)
-    manifest(
-      ["{id: a, url: '\(server.base)/a.bin', destination: a.bin}"]
-        + (0..<4).map { "{id: s\($0), url: '\(server.base)/s\($0).bin', destination: s\($0).bin}" },
-      extra: "limits: {parallel: 2, per_host: 2}")
-    let p = try startInBackground(["apply", "--quiet", "m.yaml"], cwd: dir)
-    defer { p.waitUntilExit() }
-    let start = Date()
-    while out("a.bin") == nil && Date().timeIntervalSince(start) < 1.5 { Thread.sleep(forTimeInterval: 0.02) }
-    let installed = out("a.bin").map { $0 == testBytes(1_000, seed: 30) }
-    #expect(installed == true, "a.bin installed while s0 (2 s) still runs")
-    #expect(p.isRunning, "the slow transfers are still running")
-    p.terminate()
-  }
-
   /// A task the deadline stopped before it began is "not started", with no
   /// byte count ("interrupted 0 B" read as if it had run).
   @Test func aTaskTheDeadlineStoppedBeforeItBeganShowsNoBytes() throws {
