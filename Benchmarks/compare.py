@@ -6,8 +6,9 @@
 Generates deterministic data, starts nginx on a free loopback port (stopped
 by its pid at the end), runs each workload for each tool in alternation
 (A B C D, A B C D, ...) and prints medians, the ratio of each tool's median
-to syncfiles', CPU time (user+sys) and peak memory (GNU time's %M),
-then writes the figures as JSON.
+to syncfiles', CPU time (user+sys), peak memory (GNU time's %M) and the
+CPU time nginx's workers spent serving each run (client and server share
+the machine's cores), then writes the figures as JSON.
 
 What the tools guarantee differs, and the table does not hide it: syncfiles
 writes each file to a hidden partial, checks it, fsyncs it, renames it over
@@ -211,6 +212,20 @@ class Nginx:
         except subprocess.TimeoutExpired:
             self.proc.kill()
 
+    def cpu_seconds(self):
+        """CPU time of nginx's workers so far (schedstat: nanoseconds, not 10 ms ticks)."""
+        total = 0
+        try:
+            with open("/proc/%d/task/%d/children" % (self.proc.pid, self.proc.pid)) as f:
+                workers = [int(w) for w in f.read().split()]
+            for w in workers:
+                for t in os.listdir("/proc/%d/task" % w):
+                    with open("/proc/%d/task/%s/schedstat" % (w, t)) as f:
+                        total += int(f.read().split()[0])
+        except (OSError, ValueError):
+            return None
+        return total / 1e9
+
     def log_mark(self):
         path = os.path.join(self.dir, "access.log")
         return os.path.getsize(path) if os.path.exists(path) else 0
@@ -392,7 +407,8 @@ def main():
                 print("      %-46s %8.1f M" % (part, n / 1e6))
         sys.stdout.flush()
 
-    def bench(name, d, tools, prepare=fresh):
+    def bench(name, d, tools, prepare=fresh, server=None):
+        """server: the Nginx the tools fetch from; its workers' CPU per run is a column."""
         rows = {t: [] for t in tools}
 
         def once(argv):
@@ -403,7 +419,10 @@ def main():
             # Each tool starts with no dirty pages left by the one before: on
             # ext4 an fsync's journal commit also writes other files' new data.
             os.sync()
-            return run(argv, cwd=cwd)
+            before = server.cpu_seconds() if server else None
+            r = run(argv, cwd=cwd)
+            after = server.cpu_seconds() if server else None
+            return r + ((after - before) if before is not None and after is not None else None,)
 
         if args.callgrind:
             return count_instructions(name, d, tools, prepare)
@@ -426,6 +445,8 @@ def main():
                 "peak_rss_mib": max(x[2] for x in rs),
                 "failures": sum(1 for x in rs if x[3] != 0),
             }
+            if all(x[4] is not None for x in rs):
+                figures[tool]["server_cpu_median_s"] = statistics.median(x[4] for x in rs)
             if steps.get(tool):
                 figures[tool]["phases_median_s"] = steps[tool]
         ref = figures.get("syncfiles", {}).get("wall_median_s")
@@ -433,11 +454,13 @@ def main():
             f["ratio_to_syncfiles"] = (f["wall_median_s"] / ref) if ref else None
         results["workloads"][name] = figures
         print("\n%s" % name)
-        print("  %-22s %9s %9s %9s %9s %5s" % ("tool", "median s", "x sf", "cpu s", "peak MiB", "fail"))
+        print("  %-22s %9s %9s %9s %9s %5s %11s" % (
+            "tool", "median s", "x sf", "cpu s", "peak MiB", "fail", "nginx cpu s"))
         for tool, f in figures.items():
-            print("  %-22s %9.3f %9.2f %9.3f %9.1f %5d" % (
+            served = f.get("server_cpu_median_s")
+            print("  %-22s %9.3f %9.2f %9.3f %9.1f %5d %11s" % (
                 tool, f["wall_median_s"], f["ratio_to_syncfiles"] or 0, f["cpu_median_s"], f["peak_rss_mib"],
-                f["failures"]))
+                f["failures"], "%.3f" % served if served is not None else "-"))
             if "phases_median_s" in f:
                 print("    %s" % "  ".join("%s %.3f" % kv for kv in f["phases_median_s"].items()))
         sys.stdout.flush()
@@ -465,7 +488,7 @@ def main():
             tools = applies()
             tools.update(peers(d))
             bench("W1 2,000 x 16 KiB, 8 at a time, fresh destination", d, tools,
-                  prepare=fresh if args.delete_between else aside)
+                  prepare=fresh if args.delete_between else aside, server=nginx)
         if "W4" in only:
             # Each tool revalidates its own copy (fetched by itself first): a
             # shared folder would let one tool's rewrite look like a change to another.
@@ -503,7 +526,7 @@ def main():
                                 os.path.join(ROOT, "Benchmarks", "yaml-events.c"), "-lyaml"], check=True)
                 tools["libyaml parse of m.yaml alone (yaml-events.c)"] = [events, "m.yaml"]
             mark = nginx.log_mark()
-            bench("W4 revalidate W1, nothing changed (304s)", d, tools, prepare=lambda _: None)
+            bench("W4 revalidate W1, nothing changed (304s)", d, tools, prepare=lambda _: None, server=nginx)
             if not args.callgrind:
                 results["workloads"]["W4 revalidate W1, nothing changed (304s)"]["_body_bytes_sent"] = \
                     nginx.bytes_sent_since(mark)
@@ -512,7 +535,7 @@ def main():
         d = many_files("w2", ["w2-%02d.bin" % i for i in range(64)])
         tools = applies()
         tools.update(peers(d))
-        bench("W2 64 x 4 MiB", d, tools)
+        bench("W2 64 x 4 MiB", d, tools, server=nginx)
 
     if "W3" in only:
         d = os.path.join(work, "w3")
@@ -526,7 +549,7 @@ def main():
                        "--checksum=sha-256=%s" % big_sha, "%s/big.bin" % base],
             "wget2": ["wget2", "-q", "-O", "dest/big.bin", "%s/big.bin" % base],
         }
-        bench("W3 one %d MiB file, sha256 verified" % (args.big >> 20), d, tools)
+        bench("W3 one %d MiB file, sha256 verified" % (args.big >> 20), d, tools, server=nginx)
 
     if "W5" in only:
         d = os.path.join(work, "w5")
@@ -617,7 +640,7 @@ def main():
             "curl --http2 && sync": ["sh", "-c", " ".join(curl2) + " && sync"],
         }
         bench("W7 500 x 16 KiB over TLS + HTTP/2, fresh destination", d, tools,
-              prepare=fresh if args.delete_between else aside)
+              prepare=fresh if args.delete_between else aside, server=secure)
         secure.stop()
 
     if "W8" in only:
@@ -672,7 +695,8 @@ def w8(args, work, www, sf, manifest, fresh, bench, results):
                                 "--checksum=sha-256=%s" % w8_sha, url],
         "syncfiles segments 1": [sf, "apply", "--quiet", "one.yaml"],
     }
-    bench("W8 one %d MiB file, limit_rate 16m per connection, 8 ranges, sha256" % (size >> 20), d, tools)
+    bench("W8 one %d MiB file, limit_rate 16m per connection, 8 ranges, sha256" % (size >> 20), d, tools,
+          server=limited)
 
     fresh(d)
     p = subprocess.Popen([sf, "apply", "--quiet", "m.yaml"], cwd=d, stdout=subprocess.DEVNULL,
