@@ -41,7 +41,7 @@ extension Runner {
       return feed(i, .couldNotStart(error.message))
     }
     loop.active += 1
-    loop.activeByHost[url(i).host, default: 0] += 1
+    loop.activeByHost[host(i), default: 0] += 1
     reports[i].attempts += 1
     clock.end(.start)
     transport.start(spec) { [self] r in post(.transfer(i, r)) }
@@ -72,7 +72,14 @@ extension Runner {
 
   /// The transport of the plugin serving the task's current URL, opened on first use.
   func transport(for i: Int) throws(RunError) -> any Transport {
-    let scheme = url(i).scheme
+    let scheme = scheme(i)
+    if let last = lastTransport, last.scheme == scheme { return last.transport }
+    let t = try transport(scheme: scheme)
+    lastTransport = (scheme, t)
+    return t
+  }
+
+  private func transport(scheme: String) throws(RunError) -> any Transport {
     guard let source = plugins.source(scheme: scheme) else {
       throw .noSourcePlugin(scheme: scheme, executable: PluginLocator.sourceExecutable(scheme: scheme))
     }
@@ -116,10 +123,12 @@ extension Runner {
     spec.request = request(i)
     spec.segments = e.segments
     spec.held = jobs[i].flight.held
-    let urls = [e.url] + e.mirrors
-    spec.mirrors = urls.indices.filter {
-      $0 != jobs[i].life.source && ["http", "https"].contains(urls[$0].scheme)
-    }.map { (urls[$0].text.revealed, urls[$0].display) }
+    if !e.mirrors.isEmpty {  // most entries have none: no array of their URLs made per try
+      let urls = [e.url] + e.mirrors
+      spec.mirrors = urls.indices.filter {
+        $0 != jobs[i].life.source && ["http", "https"].contains(urls[$0].scheme)
+      }.map { (urls[$0].text.revealed, urls[$0].display) }
+    }
     spec.onRanges = journalRanges(t)
     return spec
   }

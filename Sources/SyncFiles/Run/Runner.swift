@@ -137,6 +137,9 @@ public final class Runner: @unchecked Sendable {
   var toRun: [Int] = []
   /// One transport per source plugin per run (the run thread only).
   var transports: [ObjectIdentifier: any Transport] = [:]
+  /// The scheme `transport(for:)` found last and its transport: asked twice
+  /// a try, and a run's tasks mostly share one scheme.
+  var lastTransport: (scheme: String, transport: any Transport)?
 
   public func run() -> RunReport {
     jobs = makeJobs()
@@ -244,7 +247,19 @@ public final class Runner: @unchecked Sendable {
     return source == 0 ? plan.tasks[i].entry.url : plan.tasks[i].entry.mirrors[source - 1]
   }
 
-  func enqueue(_ i: Int, front: Bool = false) { loop.queues.add(i, host: url(i).host, front: front) }
+  /// `url(i).host` and `url(i).scheme` without a copy of the whole URL (both
+  /// are asked for several times a try).
+  func host(_ i: Int) -> String {
+    let source = jobs[i].life.source
+    return source == 0 ? plan.tasks[i].entry.url.host : plan.tasks[i].entry.mirrors[source - 1].host
+  }
+
+  func scheme(_ i: Int) -> String {
+    let source = jobs[i].life.source
+    return source == 0 ? plan.tasks[i].entry.url.scheme : plan.tasks[i].entry.mirrors[source - 1].scheme
+  }
+
+  func enqueue(_ i: Int, front: Bool = false) { loop.queues.add(i, host: host(i), front: front) }
 
   /// Starts transfers, host by host in turn, up to `parallel` and
   /// `per_host`; twice as many where the transport keeps those limits itself
@@ -296,7 +311,7 @@ public final class Runner: @unchecked Sendable {
     switch e {
     case .transfer(let i, let r):
       loop.active -= 1
-      loop.activeByHost[url(i).host, default: 1] -= 1
+      loop.activeByHost[host(i), default: 1] -= 1
       feed(i, .tried(took(i, r)))
     case .installed(let done):
       loop.installing -= done.count
