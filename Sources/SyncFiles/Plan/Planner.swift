@@ -63,12 +63,18 @@ public enum Planner {
   public static func fingerprint(_ e: FileEntry) -> String {
     // fnv1a(joined: [url, destination, sha256, max_bytes], separator: "\u{1}"),
     // fed part by part: no array of the parts (twice an entry in a steady run).
+    // The separator is one byte, taken in place; an absent part adds no byte.
     var h = e.url.withDisplayParts { head, tail in fnv1a(tail, from: fnv1a(head, from: fnvOffset)) }
-    h = fnv1a(e.destinationPath, from: fnv1a("\u{1}", from: h))
-    h = fnv1a(e.sha256 ?? "", from: fnv1a("\u{1}", from: h))
-    h = fnv1a(e.maxBytes.map(String.init) ?? "", from: fnv1a("\u{1}", from: h))
+    h = fnv1a(e.destinationPath, from: separated(h))
+    h = separated(h)
+    if let sha256 = e.sha256 { h = fnv1a(sha256, from: h) }
+    h = separated(h)
+    if let maxBytes = e.maxBytes { h = fnv1a(String(maxBytes), from: h) }
     return hex16(h)
   }
+
+  /// FNV-1a continued over the separator byte 0x01.
+  private static func separated(_ h: UInt64) -> UInt64 { (h ^ 0x01) &* fnvPrime }
 
   static let fnvOffset: UInt64 = 0xcbf2_9ce4_8422_2325
 
@@ -88,13 +94,14 @@ public enum Planner {
   /// stepping the UTF-8 view costs several times more per byte, and every
   /// entry is hashed on every plan.
   static func fnv1a(_ s: String, from h: UInt64) -> UInt64 {
-    var s = s
-    return s.withUTF8 { bytes in
+    s.withUTF8Bytes { bytes in
       var h = h
-      for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+      for b in bytes { h = (h ^ UInt64(b)) &* fnvPrime }
       return h
     }
   }
+
+  static let fnvPrime: UInt64 = 0x100_0000_01b3
 
   /// 16 lower-case hex digits.
   static func hex16(_ h: UInt64) -> String {
