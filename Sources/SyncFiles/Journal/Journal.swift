@@ -321,10 +321,21 @@ public final class JournalWriter {
   /// `flush: false` holds the line back until the next `flush`, `sync` or
   /// a record that flushes (one write for a batch of records; order is kept).
   public func record(_ state: TaskState, flush now: Bool = true) throws(JournalError) {
-    pending += JournalFormat.line(state)
-    contents.tasks[state.id] = state
+    try update(state.id, flush: now) { $0 = state }
+  }
+
+  /// Applies `change` to a task's latest state where the journal holds it
+  /// (no copy of the state out and back) and records the result, as `record`.
+  public func update(_ id: String, flush now: Bool = true, _ change: (inout TaskState) -> Void) throws(JournalError) {
+    pending += Self.changed(&contents.tasks[id, default: TaskState(id: id)], by: change)
     contents.records += 1
     if now || pending.count >= 64 * 1024 { try flush() }
+  }
+
+  /// `state` changed, and its record's line.
+  private static func changed(_ state: inout TaskState, by change: (inout TaskState) -> Void) -> [UInt8] {
+    change(&state)
+    return JournalFormat.line(state)
   }
 
   /// Makes every record so far durable.

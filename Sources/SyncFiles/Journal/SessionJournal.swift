@@ -23,13 +23,9 @@ public final class SessionJournal: @unchecked Sendable {
 
   /// Applies `change` to the task's latest state and appends the result
   /// (`flush: false`: at the next `flush`).
-  @discardableResult
-  public func update(_ id: String, flush: Bool = true, _ change: (inout TaskState) -> Void) -> TaskState {
+  public func update(_ id: String, flush: Bool = true, _ change: (inout TaskState) -> Void) {
     lock.locked {
-      var s = writer.contents.tasks[id] ?? TaskState(id: id)
-      change(&s)
-      do throws(JournalError) { try writer.record(s, flush: flush) } catch { self.error = self.error ?? error }
-      return s
+      do throws(JournalError) { try writer.update(id, flush: flush, change) } catch { self.error = self.error ?? error }
     }
   }
 
