@@ -176,45 +176,46 @@ extension Runner {
   /// What a try's result leaves behind (the partial, the report's figures,
   /// the version it was written under), and how the try ended, for the life cycle.
   func took(_ i: Int, _ r: TransferResult) -> TaskLifecycle.TryEnd {
-    let m = manifests[jobs[i].manifest]
     if !r.began {
       reports[i].attempts -= 1
       return .neverBegan
     }
-    jobs[i].flight.partial = r.partial
+    let f = jobs[i].flight  // one lookup for the fields below (a job's flight is a reference)
+    f.partial = r.partial
     reports[i].bytesTransferred += r.received
     if r.received > 0 && r.resumedFrom > 0 { reports[i].resumedFrom = r.resumedFrom }
     if r.status != 0 { reports[i].httpStatus = r.status }
-    if let h = r.head { jobs[i].flight.partialValidators = h.validators }
-    jobs[i].flight.held = nil
+    if let h = r.head { f.partialValidators = h.validators }
+    f.held = nil
     if let rs = r.ranges, let h = r.head, let total = h.totalBytes {
-      jobs[i].flight.held = HeldRanges(ranges: rs, total: total, validators: h.validators, hashed: r.hashed)
+      f.held = HeldRanges(ranges: rs, total: total, validators: h.validators, hashed: r.hashed)
     }
     if r.segments > 1 { reports[i].segments = r.segments }
     for note in r.notes where !reports[i].warnings.contains(note) { reports[i].warnings.append(note) }
-    jobs[i].flight.head = r.head
-    jobs[i].flight.pendingValidators = r.validators
-    jobs[i].flight.verifiedDigest = nil
+    f.head = r.head
+    f.pendingValidators = r.validators
+    f.verifiedDigest = nil
     switch r.outcome {
     case .complete: return .complete
     case .notModified: return .notModified
     case .rangeNotSatisfiable(let total):
       // The partial may already hold the whole file; check it rather than trust an error body.
       let known = total ?? journal.state(plan.tasks[i].id).partial?.totalBytes
-      let whole = jobs[i].flight.partial.map { $0.size == known } ?? false
+      let whole = f.partial.map { $0.size == known } ?? false
       if whole {
-        jobs[i].flight.head = nil
-        jobs[i].flight.pendingValidators = jobs[i].flight.partialValidators
+        f.head = nil
+        f.pendingValidators = f.partialValidators
       }
       return .rangeNotSatisfiable(partialIsWhole: whole)
-    case .restart(let why): return .restart(m.redacting(why))
+    case .restart(let why): return .restart(manifests[jobs[i].manifest].redacting(why))
     case .stopped: return .stopped
     case .http(let status, let retryAfter): return .http(status: status, retryAfter: retryAfter.map(Double.init))
     case .failed(let e):
       // Bytes past max_bytes can never be installed: the partial goes.
       var tooLarge = false
       if case .tooLarge = e { tooLarge = true }
-      return .failed(m.redacting(e.message), retryable: e.isRetryable, discardPartial: tooLarge)
+      return .failed(
+        manifests[jobs[i].manifest].redacting(e.message), retryable: e.isRetryable, discardPartial: tooLarge)
     }
   }
 
