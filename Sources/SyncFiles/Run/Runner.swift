@@ -242,21 +242,17 @@ public final class Runner: @unchecked Sendable {
   // MARK: - The scheduler
 
   /// The source task `i`'s current try uses: the url, then the mirrors.
-  func url(_ i: Int) -> SourceURL {
-    let source = jobs[i].life.source
-    return source == 0 ? plan.tasks[i].entry.url : plan.tasks[i].entry.mirrors[source - 1]
-  }
+  func url(_ i: Int) -> SourceURL { source(i) { $0 } }
 
   /// `url(i).host` and `url(i).scheme` without a copy of the whole URL (both
   /// are asked for several times a try).
-  func host(_ i: Int) -> String {
-    let source = jobs[i].life.source
-    return source == 0 ? plan.tasks[i].entry.url.host : plan.tasks[i].entry.mirrors[source - 1].host
-  }
+  func host(_ i: Int) -> String { source(i) { $0.host } }
 
-  func scheme(_ i: Int) -> String {
-    let source = jobs[i].life.source
-    return source == 0 ? plan.tasks[i].entry.url.scheme : plan.tasks[i].entry.mirrors[source - 1].scheme
+  func scheme(_ i: Int) -> String { source(i) { $0.scheme } }
+
+  private func source<R>(_ i: Int, _ part: (SourceURL) -> R) -> R {
+    let k = jobs[i].life.source
+    return k == 0 ? part(plan.tasks[i].entry.url) : part(plan.tasks[i].entry.mirrors[k - 1])
   }
 
   func enqueue(_ i: Int, front: Bool = false) { loop.queues.add(i, host: host(i), front: front) }
