@@ -419,9 +419,16 @@ def main():
                 print("      %-46s %8.1f M" % (part, n / 1e6))
         sys.stdout.flush()
 
-    def bench(name, d, tools, prepare=fresh, server=None):
-        """server: the Nginx the tools fetch from; its workers' CPU per run is a column."""
+    def bench(name, d, tools, prepare=fresh, server=None, expect=None):
+        """server: the Nginx the tools fetch from; its workers' CPU per run is a column.
+        expect: {name: size} every run must leave in its dest/; a run that does not
+        counts as failed (a tool that skipped files would otherwise look fast)."""
         rows = {t: [] for t in tools}
+
+        def complete(cwd):
+            return sum(1 for n, size in expect.items()
+                       if os.path.isfile(os.path.join(cwd, "dest", n))
+                       and os.path.getsize(os.path.join(cwd, "dest", n)) == size)
 
         def once(argv):
             cwd = d
@@ -434,6 +441,11 @@ def main():
             before = server.cpu_seconds() if server else None
             r = run(argv, cwd=cwd)
             after = server.settled_cpu_seconds() if server else None
+            if expect and r[3] == 0:
+                whole = complete(cwd)
+                if whole != len(expect):
+                    sys.stderr.write("  ! %s left %d of %d files whole\n" % (argv[0], whole, len(expect)))
+                    r = r[:3] + (-1,)
             return r + ((after - before) if before is not None and after is not None else None,)
 
         if args.callgrind:
@@ -503,7 +515,8 @@ def main():
             tools = applies()
             tools.update(peers(d))
             bench("W1 2,000 x 16 KiB, 8 at a time, fresh destination", d, tools,
-                  prepare=fresh if args.delete_between else aside, server=nginx)
+                  prepare=fresh if args.delete_between else aside, server=nginx,
+                  expect={n: 16384 for n in names})
         if "W4" in only:
             # Each tool revalidates its own copy (fetched by itself first): a
             # shared folder would let one tool's rewrite look like a change to another.
@@ -554,7 +567,7 @@ def main():
         d = many_files("w2", ["w2-%02d.bin" % i for i in range(64)])
         tools = applies()
         tools.update(peers(d))
-        bench("W2 64 x 4 MiB", d, tools, server=nginx)
+        bench("W2 64 x 4 MiB", d, tools, server=nginx, expect={"w2-%02d.bin" % i: 4 << 20 for i in range(64)})
 
     if "W3" in only:
         d = os.path.join(work, "w3")
@@ -568,7 +581,8 @@ def main():
                        "--checksum=sha-256=%s" % big_sha, "%s/big.bin" % base],
             "wget2": ["wget2", "-q", "-O", "dest/big.bin", "%s/big.bin" % base],
         }
-        bench("W3 one %d MiB file, sha256 verified" % (args.big >> 20), d, tools, server=nginx)
+        bench("W3 one %d MiB file, sha256 verified" % (args.big >> 20), d, tools, server=nginx,
+              expect={"big.bin": args.big})
 
     if "W5" in only:
         d = os.path.join(work, "w5")
@@ -659,7 +673,8 @@ def main():
             "curl --http2 && sync": ["sh", "-c", " ".join(curl2) + " && sync"],
         }
         bench("W7 500 x 16 KiB over TLS + HTTP/2, fresh destination", d, tools,
-              prepare=fresh if args.delete_between else aside, server=secure)
+              prepare=fresh if args.delete_between else aside, server=secure,
+              expect={n: 16384 for n in names})
         secure.stop()
 
     if "W8" in only:
