@@ -551,6 +551,18 @@ def main():
                     mtime = os.stat(os.path.join(www, n)).st_mtime
                     f.write("%s/%s\t%s\n" % (base, n, email.utils.formatdate(mtime, usegmt=True)))
             tools["libcurl alone (curl-floor.c)"] = [floor, "floor.txt", "8", "pipewait"]
+            # The SPEC's steps in C and nothing else (Benchmarks/spec-floor.c): the
+            # manifest, the journal, an lstat per destination, the request lines
+            # syncfiles sends, a record per task. It reads and writes syncfiles'
+            # journal, so it starts from a copy of syncfiles' own folder (times kept).
+            spec = os.path.join(work, "spec-floor")
+            subprocess.run([shutil.which("cc") or "clang", "-O2", "-o", spec,
+                            os.path.join(ROOT, "Benchmarks", "spec-floor.c"), "-lcurl", "-lyaml", "-lz",
+                            "-lpthread"], check=True)
+            sd = os.path.join(work, "w4-spec")
+            sf_dir = tools["syncfiles"][1]
+            shutil.copytree(sf_dir, sd, copy_function=shutil.copy2)
+            tools["the SPEC's steps in C (spec-floor.c)"] = ([spec, "m.yaml"], sd)
             if args.callgrind:
                 # The manifest's parse alone, events counted (Benchmarks/yaml-events.c): what any
                 # reading of W4's manifest costs before the first request.

@@ -1,0 +1,585 @@
+/* W4's floor for a client that takes the SPEC's steps: the least a
+ * revalidating run on our stack (libcurl, libyaml, a journal of checked
+ * records) has to do, written in C with nothing else in it. One run:
+ *   - takes the journal's lock (flock on journal.lock);
+ *   - reads the manifest with libyaml (events only: name, root, journal,
+ *     and each file's id, url and destination);
+ *   - reads the journal whole on a second thread while the manifest is
+ *     parsed (again under the lock if the file changed meanwhile), checks
+ *     each line's length and CRC-32 (zlib), and takes each task's latest
+ *     record: size, mtime, ETag, Last-Modified, sha256;
+ *   - lstat()s each destination (fstatat from the root folder), which the
+ *     record vouches for only when its size and mtime are as recorded;
+ *   - revalidates each vouched file, `parallel` at a time on reused easy
+ *     handles, with the request lines syncfiles sends (User-Agent,
+ *     Accept-Encoding: identity, If-None-Match, If-Modified-Since,
+ *     Cache-Control: max-age=0), and reads the answer's status, ETag and
+ *     Last-Modified in a header callback;
+ *   - appends one record per task in syncfiles' record shape (length, CRC,
+ *     JSON), written every 64 KiB and at the end, then one fdatasync;
+ *   - compacts the journal (latest record per task, fdatasync, rename, the
+ *     folder fsynced) when it holds more than four records a task, as
+ *     syncfiles does.
+ * It handles only what W4 needs: a 200 is counted and its body dropped, and
+ * a file the journal does not vouch for is only counted. It reads and writes
+ * syncfiles' journal format, so it starts from a copy of a W4 folder that
+ * syncfiles has fetched.
+ *   cc -O2 -o spec-floor Benchmarks/spec-floor.c -lcurl -lyaml -lz
+ *   ./spec-floor m.yaml [PARALLEL]   (in the manifest's folder; prints the count of each status) */
+#define _GNU_SOURCE
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <yaml.h>
+#include <zlib.h>
+
+typedef struct {
+  char *id, *url, *dest;
+  /* the latest record: where it is in the journal's bytes, and what it says */
+  const char *record;
+  size_t recordLength;
+  long long size, mtimeNs;
+  char etag[256], lastModified[64], sha256[65];
+  int vouched;
+  /* the answer */
+  long status;
+  char newEtag[256], newLastModified[64];
+  struct curl_slist *lines;
+} Task;
+
+static Task *tasks;
+static size_t taskCount, taskCap;
+static char name[256] = "", root[1024] = ".", journalName[1024] = "journal";
+
+static void fail(const char *what) {
+  fprintf(stderr, "spec-floor: %s: %s\n", what, strerror(errno));
+  exit(1);
+}
+
+/* ---- the manifest: libyaml events, a stack of containers ---- */
+
+typedef struct {
+  int isMap, wantKey;
+  char key[64];
+} Level;
+
+static void setValue(Level *stack, int depth, const char *v) {
+  const char *k = stack[depth].key;
+  if (depth == 0) {
+    if (!strcmp(k, "name")) snprintf(name, sizeof name, "%s", v);
+    if (!strcmp(k, "root")) snprintf(root, sizeof root, "%s", v);
+    if (!strcmp(k, "journal")) snprintf(journalName, sizeof journalName, "%s", v);
+  } else if (depth == 2 && !strcmp(stack[0].key, "files")) {
+    Task *t = &tasks[taskCount - 1];
+    if (!strcmp(k, "id")) t->id = strdup(v);
+    if (!strcmp(k, "url")) t->url = strdup(v);
+    if (!strcmp(k, "destination")) t->dest = strdup(v);
+  }
+}
+
+static void readManifest(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) fail(path);
+  yaml_parser_t p;
+  yaml_event_t e;
+  Level stack[64];
+  int depth = -1, done = 0;
+  yaml_parser_initialize(&p);
+  yaml_parser_set_input_file(&p, f);
+  while (!done) {
+    if (!yaml_parser_parse(&p, &e)) {
+      fprintf(stderr, "spec-floor: %s: %s\n", path, p.problem);
+      exit(1);
+    }
+    switch (e.type) {
+    case YAML_MAPPING_START_EVENT:
+    case YAML_SEQUENCE_START_EVENT:
+      if (depth == 63) exit(1);
+      depth++;
+      stack[depth].isMap = e.type == YAML_MAPPING_START_EVENT;
+      stack[depth].wantKey = 1;
+      stack[depth].key[0] = 0;
+      if (depth == 2 && stack[depth].isMap && !strcmp(stack[0].key, "files")) {
+        if (taskCount == taskCap) {
+          taskCap = taskCap ? taskCap * 2 : 1024;
+          tasks = realloc(tasks, taskCap * sizeof *tasks);
+        }
+        memset(&tasks[taskCount++], 0, sizeof *tasks);
+      }
+      break;
+    case YAML_MAPPING_END_EVENT:
+    case YAML_SEQUENCE_END_EVENT:
+      depth--;
+      if (depth >= 0) stack[depth].wantKey = 1;
+      break;
+    case YAML_SCALAR_EVENT:
+      if (depth >= 0 && stack[depth].isMap) {
+        if (stack[depth].wantKey) {
+          snprintf(stack[depth].key, sizeof stack[depth].key, "%s", (char *)e.data.scalar.value);
+          stack[depth].wantKey = 0;
+        } else {
+          setValue(stack, depth, (char *)e.data.scalar.value);
+          stack[depth].wantKey = 1;
+        }
+      }
+      break;
+    case YAML_STREAM_END_EVENT: done = 1; break;
+    default: break;
+    }
+    yaml_event_delete(&e);
+  }
+  yaml_parser_delete(&p);
+  fclose(f);
+}
+
+/* ---- the journal ---- */
+
+static uint64_t fnv(const char *s, uint64_t h) {
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+/* Open addressing over the qualified ids ("name/id"). */
+static size_t *slots, slotCount;
+static char **qualified;
+
+static size_t findTask(const char *id, size_t n) {
+  uint64_t h = 14695981039346656037ULL;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)id[i]) * 1099511628211ULL;
+  for (size_t s = h & (slotCount - 1);; s = (s + 1) & (slotCount - 1)) {
+    if (slots[s] == SIZE_MAX) return SIZE_MAX;
+    const char *q = qualified[slots[s]];
+    if (strlen(q) == n && !memcmp(q, id, n)) return slots[s];
+  }
+}
+
+static void indexTasks(void) {
+  slotCount = 1;
+  while (slotCount < taskCount * 2) slotCount <<= 1;
+  slots = malloc(slotCount * sizeof *slots);
+  memset(slots, 0xFF, slotCount * sizeof *slots);
+  qualified = malloc(taskCount * sizeof *qualified);
+  for (size_t i = 0; i < taskCount; i++) {
+    size_t n = strlen(name) + strlen(tasks[i].id) + 2;
+    qualified[i] = malloc(n);
+    snprintf(qualified[i], n, "%s/%s", name, tasks[i].id);
+    uint64_t h = fnv(qualified[i], 14695981039346656037ULL);
+    size_t s = h & (slotCount - 1);
+    while (slots[s] != SIZE_MAX) s = (s + 1) & (slotCount - 1);
+    slots[s] = i;
+  }
+}
+
+/* A JSON string's value after `key` within [p, end), unescaped; 0 when absent. */
+static int field(const char *p, const char *end, const char *key, char *out, size_t cap) {
+  size_t k = strlen(key);
+  const char *at = memmem(p, (size_t)(end - p), key, k);
+  if (!at) return 0;
+  const char *s = at + k;
+  size_t o = 0;
+  while (s < end && *s != '"' && o + 1 < cap) {
+    if (*s == '\\' && s + 1 < end) s++;
+    out[o++] = *s++;
+  }
+  out[o] = 0;
+  return 1;
+}
+
+static long long number(const char *p, const char *end, const char *key) {
+  const char *at = memmem(p, (size_t)(end - p), key, strlen(key));
+  return at ? strtoll(at + strlen(key), NULL, 10) : -1;
+}
+
+static char *journal;
+static size_t journalLength, journalRecords;
+
+/* The journal's good lines, in file order (a later one supersedes). */
+typedef struct {
+  const char *id, *body;
+  size_t idLength, length;
+} Line;
+static Line *lines;
+static size_t lineCount;
+
+/* On a thread of its own while the manifest is parsed: the file read whole,
+ * each line's length and CRC-32 checked, each good line's id found. */
+static struct stat scanned;
+
+static void *scanJournal(void *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return NULL;
+    fail(path);
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) fail(path);
+  scanned = st;
+  journal = malloc((size_t)st.st_size + 1);
+  ssize_t got = read(fd, journal, (size_t)st.st_size);
+  if (got < 0) fail(journalName);
+  journalLength = (size_t)got;
+  close(fd);
+  lines = malloc((journalLength / 64 + 1) * sizeof *lines);
+  const char *p = memchr(journal, '\n', journalLength), *end = journal + journalLength;
+  if (!p) return NULL;
+  for (p++; p < end;) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) break;
+    char *after;
+    unsigned long len = strtoul(p, &after, 10);
+    unsigned long crc = strtoul(after + 1, &after, 16);
+    const char *body = after + 1;
+    if (body + len == nl && len > 64 && crc32(0, (const Bytef *)body, (uInt)len) == crc) {
+      const char *idAt = body + strlen("{\"t\":\"task\",\"id\":\"");
+      const char *idEnd = memchr(idAt, '"', (size_t)(nl - idAt));
+      if (idEnd) lines[lineCount++] = (Line){idAt, body, (size_t)(idEnd - idAt), len};
+    }
+    p = nl + 1;
+  }
+  journalRecords = lineCount;
+  return NULL;
+}
+
+/* Each task's latest record, and what it says of the installed file. */
+static void matchJournal(void) {
+  for (size_t k = 0; k < lineCount; k++) {
+    size_t i = findTask(lines[k].id, lines[k].idLength);
+    if (i != SIZE_MAX) {
+      tasks[i].record = lines[k].body;
+      tasks[i].recordLength = lines[k].length;
+    }
+  }
+  for (size_t i = 0; i < taskCount; i++) {
+    Task *t = &tasks[i];
+    if (!t->record) continue;
+    const char *end = t->record + t->recordLength;
+    const char *in = memmem(t->record, t->recordLength, "\"installed\":{", 13);
+    if (!in) continue;
+    t->size = number(in, end, "\"size\":");
+    t->mtimeNs = number(in, end, "\"mtime_ns\":");
+    field(in, end, "\"etag\":\"", t->etag, sizeof t->etag);
+    field(in, end, "\"last_modified\":\"", t->lastModified, sizeof t->lastModified);
+    field(in, end, "\"sha256\":\"", t->sha256, sizeof t->sha256);
+  }
+}
+
+/* ---- the requests ---- */
+
+static size_t headerLine(char *b, size_t size, size_t n, void *u) {
+  Task *t = u;
+  size_t len = size * n;
+  if (len > 5 && !memcmp(b, "HTTP/", 5)) {
+    const char *sp = memchr(b, ' ', len);
+    t->status = sp ? strtol(sp + 1, NULL, 10) : 0;
+    t->newEtag[0] = t->newLastModified[0] = 0;
+  } else if (len > 5 && !strncasecmp(b, "etag:", 5)) {
+    size_t v = 5;
+    while (v < len && b[v] == ' ') v++;
+    size_t e = len;
+    while (e > v && (b[e - 1] == '\r' || b[e - 1] == '\n')) e--;
+    if (e - v < sizeof t->newEtag) {
+      memcpy(t->newEtag, b + v, e - v);
+      t->newEtag[e - v] = 0;
+    }
+  } else if (len > 14 && !strncasecmp(b, "last-modified:", 14)) {
+    size_t v = 14;
+    while (v < len && b[v] == ' ') v++;
+    size_t e = len;
+    while (e > v && (b[e - 1] == '\r' || b[e - 1] == '\n')) e--;
+    if (e - v < sizeof t->newLastModified) {
+      memcpy(t->newLastModified, b + v, e - v);
+      t->newLastModified[e - v] = 0;
+    }
+  }
+  return len;
+}
+
+static size_t dropBody(char *p, size_t size, size_t n, void *u) {
+  (void)p;
+  (void)u;
+  return size * n;
+}
+
+static void prepare(CURL *e, Task *t) {
+  char line[512];
+  curl_easy_reset(e);
+  curl_easy_setopt(e, CURLOPT_URL, t->url);
+  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  curl_easy_setopt(e, CURLOPT_USERAGENT, "syncfiles/0.1.0");
+  t->lines = curl_slist_append(NULL, "Accept-Encoding: identity");
+  if (t->etag[0]) {
+    snprintf(line, sizeof line, "If-None-Match: %s", t->etag);
+    t->lines = curl_slist_append(t->lines, line);
+  }
+  if (t->lastModified[0]) {
+    snprintf(line, sizeof line, "If-Modified-Since: %s", t->lastModified);
+    t->lines = curl_slist_append(t->lines, line);
+  }
+  t->lines = curl_slist_append(t->lines, "Cache-Control: max-age=0");
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->lines);
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, headerLine);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, dropBody);
+  curl_easy_setopt(e, CURLOPT_PRIVATE, t);
+}
+
+/* ---- the records ---- */
+
+static char *out;
+static size_t outLength, outCap;
+static int journalFd = -1;
+
+static void flushRecords(void) {
+  size_t done = 0;
+  while (done < outLength) {
+    ssize_t w = write(journalFd, out + done, outLength - done);
+    if (w < 0) fail(journalName);
+    done += (size_t)w;
+  }
+  outLength = 0;
+}
+
+/* The record is built by appending, not by printf: a printf per record
+ * would cost more than the record's bytes need. */
+typedef struct {
+  char *p;
+} Cursor;
+
+static void put(Cursor *c, const char *s) {
+  size_t n = strlen(s);
+  memcpy(c->p, s, n);
+  c->p += n;
+}
+
+static void putEscaped(Cursor *c, const char *s) {
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') *c->p++ = '\\';
+    *c->p++ = *s;
+  }
+}
+
+static void putNumber(Cursor *c, long long v) {
+  char digits[24];
+  int n = 0;
+  unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+  do digits[n++] = (char)('0' + u % 10);
+  while ((u /= 10) > 0);
+  if (v < 0) *c->p++ = '-';
+  while (n > 0) *c->p++ = digits[--n];
+}
+
+static void putHex(Cursor *c, uint64_t v, int digits) {
+  for (int i = digits - 1; i >= 0; i--) *c->p++ = "0123456789abcdef"[(v >> (4 * i)) & 15];
+}
+
+static void record(Task *t, const char *now) {
+  /* id, dest and url come from the manifest and the server's fields are
+   * bounded: 4 KiB holds any record W4 makes. */
+  char body[4096];
+  const char *tag = t->newEtag[0] ? t->newEtag : t->etag;
+  const char *date = t->newLastModified[0] ? t->newLastModified : t->lastModified;
+  Cursor c = {body};
+  put(&c, "{\"t\":\"task\",\"id\":\"");
+  putEscaped(&c, name);
+  put(&c, "/");
+  putEscaped(&c, t->id);
+  put(&c, "\",\"fp\":\"");
+  putHex(&c, fnv(t->dest, fnv(t->url, 14695981039346656037ULL)), 16);
+  put(&c, "\",\"last_check\":\"");
+  put(&c, now);
+  put(&c, "\",\"last_success\":\"");
+  put(&c, now);
+  put(&c, t->status == 304 ? "\",\"outcome\":\"unchanged\"" : "\",\"outcome\":\"changed\"");
+  put(&c, ",\"bytes\":0,\"http_status\":");
+  putNumber(&c, t->status);
+  put(&c, ",\"installed\":{\"size\":");
+  putNumber(&c, t->size);
+  put(&c, ",\"mtime_ns\":");
+  putNumber(&c, t->mtimeNs);
+  put(&c, ",\"etag\":\"");
+  putEscaped(&c, tag);
+  put(&c, "\",\"last_modified\":\"");
+  putEscaped(&c, date);
+  put(&c, "\",\"sha256\":\"");
+  put(&c, t->sha256);
+  put(&c, "\",\"lm_strong\":true}}");
+  size_t n = (size_t)(c.p - body);
+  if (outLength + n + 32 > outCap) {
+    outCap = outCap ? outCap * 2 : 1 << 17;
+    out = realloc(out, outCap);
+  }
+  Cursor o = {out + outLength};
+  putNumber(&o, (long long)n);
+  *o.p++ = ' ';
+  putHex(&o, crc32(0, (const Bytef *)body, (uInt)n), 8);
+  *o.p++ = ' ';
+  memcpy(o.p, body, n);
+  o.p += n;
+  *o.p++ = '\n';
+  outLength = (size_t)(o.p - out);
+  if (outLength >= 1 << 16) flushRecords();
+}
+
+/* Latest record per task, in a new file renamed over the journal. */
+static void compact(void) {
+  char path[1100];
+  snprintf(path, sizeof path, "%s.compact", journalName);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) fail(path);
+  free(journal);
+  journal = NULL;
+  int jfd = open(journalName, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (jfd < 0 || fstat(jfd, &st) != 0) fail(journalName);
+  char *all = malloc((size_t)st.st_size);
+  if (read(jfd, all, (size_t)st.st_size) != st.st_size) fail(journalName);
+  close(jfd);
+  /* Every task was recorded this run: its record is the last of its id. */
+  const char *p = memchr(all, '\n', (size_t)st.st_size), *end = all + st.st_size;
+  size_t keepFrom = (size_t)st.st_size, lines = 0;
+  for (const char *q = end - 1; q > p && lines <= taskCount; q--)
+    if (q[-1] == '\n') {
+      lines++;
+      if (lines == taskCount) keepFrom = (size_t)(q - all);
+    }
+  if (write(fd, all, (size_t)(p - all + 1)) < 0 || write(fd, all + keepFrom, (size_t)st.st_size - keepFrom) < 0)
+    fail(path);
+  if (fdatasync(fd) != 0) fail(path);
+  close(fd);
+  if (rename(path, journalName) != 0) fail(path);
+  int folder = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (folder < 0 || fsync(folder) != 0) fail("the journal's folder");
+  close(folder);
+  free(all);
+}
+
+/* SPEC_FLOOR_PHASES=1: each step's milliseconds on stderr. */
+static struct timespec phaseStart;
+static void phase(const char *step) {
+  if (!getenv("SPEC_FLOOR_PHASES")) return;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  fprintf(stderr, "%s %.2f ms\n", step,
+          (double)(now.tv_sec - phaseStart.tv_sec) * 1e3 + (double)(now.tv_nsec - phaseStart.tv_nsec) / 1e6);
+  phaseStart = now;
+}
+
+int main(int argc, char **argv) {
+  clock_gettime(CLOCK_MONOTONIC, &phaseStart);
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s MANIFEST [PARALLEL]\n", argv[0]);
+    return 2;
+  }
+  int parallel = argc > 2 ? atoi(argv[2]) : 8;
+  /* The journal the manifest is likely to name, read beside the parse. */
+  static char guess[] = "journal";
+  pthread_t scanner;
+  pthread_create(&scanner, NULL, scanJournal, guess);
+  readManifest(argv[1]);
+  phase("manifest");
+  char lockName[1100];
+  snprintf(lockName, sizeof lockName, "%s.lock", journalName);
+  int lock = open(lockName, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) != 0) fail(lockName);
+  indexTasks();
+  pthread_join(scanner, NULL);
+  /* Under the lock: read again unless it is the file read, unchanged. */
+  struct stat current;
+  int same = stat(journalName, &current) == 0 && !strcmp(journalName, guess) && current.st_ino == scanned.st_ino &&
+             current.st_size == scanned.st_size && current.st_mtim.tv_nsec == scanned.st_mtim.tv_nsec &&
+             current.st_mtim.tv_sec == scanned.st_mtim.tv_sec;
+  if (!same) {
+    free(journal);
+    free(lines);
+    journal = NULL;
+    lines = NULL;
+    lineCount = 0;
+    scanJournal(journalName);
+  }
+  matchJournal();
+  phase("lock and journal");
+
+  size_t vouched = 0, notVouched = 0;
+  int rootFd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  for (size_t i = 0; i < taskCount; i++) {
+    struct stat st;
+    tasks[i].vouched = rootFd >= 0 && fstatat(rootFd, tasks[i].dest, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                       S_ISREG(st.st_mode) && st.st_size == tasks[i].size &&
+                       (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec == tasks[i].mtimeNs;
+    if (tasks[i].vouched) vouched++;
+    else notVouched++;
+  }
+  if (rootFd >= 0) close(rootFd);
+  phase("lstat");
+  journalFd = open(journalName, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (journalFd < 0) fail(journalName);
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  CURLM *multi = curl_multi_init();
+  curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)parallel);
+  CURL **idle = calloc((size_t)parallel, sizeof *idle);
+  int idleCount = 0;
+  for (int i = 0; i < parallel; i++) idle[idleCount++] = curl_easy_init();
+  long statuses[600] = {0};
+  size_t next = 0, running = 0;
+  char now[32];
+  time_t nowSecond = 0;
+  while (next < taskCount || running > 0) {
+    while (next < taskCount && idleCount > 0) {
+      Task *t = &tasks[next++];
+      if (!t->vouched) continue;
+      CURL *e = idle[--idleCount];
+      prepare(e, t);
+      curl_multi_add_handle(multi, e);
+      running++;
+    }
+    int still = 0;
+    curl_multi_perform(multi, &still);
+    CURLMsg *m;
+    int left;
+    while ((m = curl_multi_info_read(multi, &left))) {
+      if (m->msg != CURLMSG_DONE) continue;
+      Task *t;
+      curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&t);
+      curl_multi_remove_handle(multi, m->easy_handle);
+      idle[idleCount++] = m->easy_handle;
+      running--;
+      curl_slist_free_all(t->lines);
+      statuses[t->status >= 0 && t->status < 600 ? t->status : 0]++;
+      if (time(NULL) != nowSecond) {
+        nowSecond = time(NULL);
+        struct tm tm;
+        gmtime_r(&nowSecond, &tm);
+        strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+      }
+      record(t, now);
+    }
+    if (running > 0 && (next >= taskCount || idleCount == 0)) curl_multi_poll(multi, NULL, 0, 1000, NULL);
+  }
+  phase("requests");
+  flushRecords();
+  if (fdatasync(journalFd) != 0) fail(journalName);
+  close(journalFd);
+  if (journalRecords + vouched > 4 * taskCount) compact();
+  phase("fdatasync and compaction");
+  for (int c = 0; c < 600; c++)
+    if (statuses[c]) printf("%d %ld\n", c, statuses[c]);
+  if (notVouched) printf("not vouched %zu\n", notVouched);
+  for (int i = 0; i < idleCount; i++) curl_easy_cleanup(idle[i]);
+  curl_multi_cleanup(multi);
+  curl_global_cleanup();
+  close(lock);
+  return 0;
+}
