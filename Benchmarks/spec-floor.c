@@ -1,34 +1,44 @@
-/* W4's floor for a client that takes the SPEC's steps: the least a
- * revalidating run on our stack (libcurl, libyaml, a journal of checked
- * records) has to do, written in C with nothing else in it. One run:
- *   - takes the journal's lock (flock on journal.lock);
- *   - reads the manifest with libyaml (events only: name, root, journal,
- *     and each file's id, url and destination);
+/* The floor of the SPEC's steps on our stack (libcurl, libyaml, libcrypto, a
+ * journal of checked records): what any client that does what the SPEC asks
+ * has to do, written in C with nothing else in it. It leaves out what the
+ * workloads do not need (retries, redirects, resume, hooks, reports), so it
+ * errs low. One run:
  *   - reads the journal whole on a second thread while the manifest is
- *     parsed (again under the lock if the file changed meanwhile), checks
- *     each line's length and CRC-32 (zlib), and takes each task's latest
- *     record: size, mtime, ETag, Last-Modified, sha256;
- *   - lstat()s each destination (fstatat from the root folder), which the
- *     record vouches for only when its size and mtime are as recorded;
- *   - revalidates each vouched file, `parallel` at a time on reused easy
- *     handles, with the request lines syncfiles sends (User-Agent,
- *     Accept-Encoding: identity, If-None-Match, If-Modified-Since,
- *     Cache-Control: max-age=0), and reads the answer's status, ETag and
+ *     parsed (libyaml events: name, root, journal, `defaults.tls.ca_file`,
+ *     and each file's id, url and destination), again under the lock
+ *     (flock on journal.lock) if the file changed meanwhile; checks each
+ *     line's length and CRC-32 (zlib) and takes each task's latest record:
+ *     size, mtime, ETag, Last-Modified, sha256;
+ *   - lstat()s each destination (fstatat from the root folder): one the
+ *     record vouches for (size and mtime as recorded) is revalidated, an
+ *     absent one fetched, any other only counted;
+ *   - sends each request `parallel` at a time on reused easy handles (HTTP/2
+ *     multiplexed for https, as libcurl does by default), with the lines
+ *     syncfiles sends (User-Agent, Accept-Encoding: identity; to
+ *     revalidate also If-None-Match, If-Modified-Since, Cache-Control:
+ *     max-age=0), and reads the status, Content-Length, ETag and
  *     Last-Modified in a header callback;
- *   - appends one record per task in syncfiles' record shape (length, CRC,
- *     JSON), written every 64 KiB and at the end, then one fdatasync;
- *   - compacts the journal (latest record per task, fdatasync, rename, the
- *     folder fsynced) when it holds more than four records a task, as
- *     syncfiles does.
- * It handles only what W4 needs: a 200 is counted and its body dropped, and
- * a file the journal does not vouch for is only counted. It reads and writes
- * syncfiles' journal format, so it starts from a copy of a W4 folder that
- * syncfiles has fetched.
- *   cc -O2 -o spec-floor Benchmarks/spec-floor.c -lcurl -lyaml -lz
- *   ./spec-floor m.yaml [PARALLEL]   (in the manifest's folder; prints the count of each status) */
+ *   - a fetch: before the first byte, makes the hidden partial in the
+ *     destination's folder and writes the journal's record of it and its
+ *     version; writes each byte and hashes it (SHA-256) as it comes; at the
+ *     end checks the status and the size, and hands the file to a thread
+ *     that makes each group of finished files durable (syncfs), renames
+ *     each over its destination, fsyncs the folder and records each as
+ *     installed;
+ *   - a revalidation: records the task as unchanged after a 304;
+ *   - records go out in syncfiles' record shape (length, CRC, JSON), every
+ *     64 KiB and at the end, then one fdatasync; the journal is compacted
+ *     (latest record per task, fdatasync, rename, the folder fsynced) when
+ *     it holds more than four records a task, as syncfiles does.
+ * A 200 to a revalidation is counted and its body dropped.
+ *   cc -O2 -o spec-floor Benchmarks/spec-floor.c -lcurl -lyaml -lz -lcrypto -lpthread
+ *   ./spec-floor m.yaml [PARALLEL]   (in the manifest's folder; prints the
+ *   count of each status; SPEC_FLOOR_PHASES=1 prints each step's time) */
 #define _GNU_SOURCE
 #include <curl/curl.h>
 #include <errno.h>
+#include <limits.h>
+#include <openssl/evp.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -55,11 +65,19 @@ typedef struct {
   long status;
   char newEtag[256], newLastModified[64];
   struct curl_slist *lines;
+  /* a fetch: its hidden partial (relative to the root folder), bytes, hash */
+  int fetch, fd;
+  char partial[1200];
+  long long got, contentLength;
+  EVP_MD_CTX *sha;
 } Task;
 
 static Task *tasks;
 static size_t taskCount, taskCap;
-static char name[256] = "", root[1024] = ".", journalName[1024] = "journal";
+static char name[256] = "", root[1024] = ".", journalName[1024] = "journal", caFile[1024] = "";
+static char rootPath[PATH_MAX];
+static int rootFd = -1;
+static pthread_mutex_t journalLock = PTHREAD_MUTEX_INITIALIZER;
 
 static void fail(const char *what) {
   fprintf(stderr, "spec-floor: %s: %s\n", what, strerror(errno));
@@ -79,6 +97,8 @@ static void setValue(Level *stack, int depth, const char *v) {
     if (!strcmp(k, "name")) snprintf(name, sizeof name, "%s", v);
     if (!strcmp(k, "root")) snprintf(root, sizeof root, "%s", v);
     if (!strcmp(k, "journal")) snprintf(journalName, sizeof journalName, "%s", v);
+  } else if (depth == 2 && !strcmp(stack[0].key, "defaults") && !strcmp(stack[1].key, "tls")) {
+    if (!strcmp(k, "ca_file")) snprintf(caFile, sizeof caFile, "%s", v);
   } else if (depth == 2 && !strcmp(stack[0].key, "files")) {
     Task *t = &tasks[taskCount - 1];
     if (!strcmp(k, "id")) t->id = strdup(v);
@@ -282,6 +302,9 @@ static size_t headerLine(char *b, size_t size, size_t n, void *u) {
     const char *sp = memchr(b, ' ', len);
     t->status = sp ? strtol(sp + 1, NULL, 10) : 0;
     t->newEtag[0] = t->newLastModified[0] = 0;
+    t->contentLength = -1;
+  } else if (len > 15 && !strncasecmp(b, "content-length:", 15)) {
+    t->contentLength = strtoll(b + 15, NULL, 10);
   } else if (len > 5 && !strncasecmp(b, "etag:", 5)) {
     size_t v = 5;
     while (v < len && b[v] == ' ') v++;
@@ -310,6 +333,31 @@ static size_t dropBody(char *p, size_t size, size_t n, void *u) {
   return size * n;
 }
 
+static void partialRecord(Task *t);
+
+/* A fetch's body: the hidden partial is made, and its version journaled,
+ * before the first byte; every byte is written and hashed as it comes. */
+static size_t writeBody(char *b, size_t size, size_t n, void *u) {
+  Task *t = u;
+  size_t len = size * n;
+  if (t->status != 200) return len;
+  if (t->fd < 0) {
+    t->fd = openat(rootFd, t->partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (t->fd < 0) return 0;
+    partialRecord(t);
+    t->sha = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(t->sha, EVP_sha256(), NULL);
+  }
+  for (size_t done = 0; done < len;) {
+    ssize_t w = write(t->fd, b + done, len - done);
+    if (w < 0) return 0;
+    done += (size_t)w;
+  }
+  EVP_DigestUpdate(t->sha, b, len);
+  t->got += (long long)len;
+  return len;
+}
+
 static void prepare(CURL *e, Task *t) {
   char line[512];
   curl_easy_reset(e);
@@ -319,7 +367,17 @@ static void prepare(CURL *e, Task *t) {
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
   curl_easy_setopt(e, CURLOPT_USERAGENT, "syncfiles/0.1.0");
+  if (caFile[0]) curl_easy_setopt(e, CURLOPT_CAINFO, caFile);
   t->lines = curl_slist_append(NULL, "Accept-Encoding: identity");
+  if (t->fetch) {
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->lines);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, headerLine);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, writeBody);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, t);
+    return;
+  }
   if (t->etag[0]) {
     snprintf(line, sizeof line, "If-None-Match: %s", t->etag);
     t->lines = curl_slist_append(t->lines, line);
@@ -385,38 +443,21 @@ static void putHex(Cursor *c, uint64_t v, int digits) {
   for (int i = digits - 1; i >= 0; i--) *c->p++ = "0123456789abcdef"[(v >> (4 * i)) & 15];
 }
 
-static void record(Task *t, const char *now) {
-  /* id, dest and url come from the manifest and the server's fields are
-   * bounded: 4 KiB holds any record W4 makes. */
-  char body[4096];
-  const char *tag = t->newEtag[0] ? t->newEtag : t->etag;
-  const char *date = t->newLastModified[0] ? t->newLastModified : t->lastModified;
-  Cursor c = {body};
-  put(&c, "{\"t\":\"task\",\"id\":\"");
-  putEscaped(&c, name);
-  put(&c, "/");
-  putEscaped(&c, t->id);
-  put(&c, "\",\"fp\":\"");
-  putHex(&c, fnv(t->dest, fnv(t->url, 14695981039346656037ULL)), 16);
-  put(&c, "\",\"last_check\":\"");
-  put(&c, now);
-  put(&c, "\",\"last_success\":\"");
-  put(&c, now);
-  put(&c, t->status == 304 ? "\",\"outcome\":\"unchanged\"" : "\",\"outcome\":\"changed\"");
-  put(&c, ",\"bytes\":0,\"http_status\":");
-  putNumber(&c, t->status);
-  put(&c, ",\"installed\":{\"size\":");
-  putNumber(&c, t->size);
-  put(&c, ",\"mtime_ns\":");
-  putNumber(&c, t->mtimeNs);
-  put(&c, ",\"etag\":\"");
-  putEscaped(&c, tag);
-  put(&c, "\",\"last_modified\":\"");
-  putEscaped(&c, date);
-  put(&c, "\",\"sha256\":\"");
-  put(&c, t->sha256);
-  put(&c, "\",\"lm_strong\":true}}");
-  size_t n = (size_t)(c.p - body);
+static void recordStart(Cursor *c, Task *t) {
+  put(c, "{\"t\":\"task\",\"id\":\"");
+  putEscaped(c, name);
+  put(c, "/");
+  putEscaped(c, t->id);
+  put(c, "\",\"fp\":\"");
+  putHex(c, fnv(t->dest, fnv(t->url, 14695981039346656037ULL)), 16);
+  put(c, "\"");
+}
+
+/* The record's line (length, CRC-32, body) into the buffer of records, under
+ * the journal's lock; `now` writes it at once (a partial's record must be in
+ * the file before the partial's first byte). */
+static void appendLine(const char *body, size_t n, int now) {
+  pthread_mutex_lock(&journalLock);
   if (outLength + n + 32 > outCap) {
     outCap = outCap ? outCap * 2 : 1 << 17;
     out = realloc(out, outCap);
@@ -430,7 +471,129 @@ static void record(Task *t, const char *now) {
   o.p += n;
   *o.p++ = '\n';
   outLength = (size_t)(o.p - out);
-  if (outLength >= 1 << 16) flushRecords();
+  if (now || outLength >= 1 << 16) flushRecords();
+  pthread_mutex_unlock(&journalLock);
+}
+
+/* The outcome: `unchanged` after a 304, `installed` after a fetch. */
+static void record(Task *t, const char *now) {
+  /* id, dest and url come from the manifest and the server's fields are
+   * bounded: 4 KiB holds any record W1, W4 and W7 make. */
+  char body[4096];
+  const char *tag = t->newEtag[0] ? t->newEtag : t->etag;
+  const char *date = t->newLastModified[0] ? t->newLastModified : t->lastModified;
+  Cursor c = {body};
+  recordStart(&c, t);
+  put(&c, ",\"last_check\":\"");
+  put(&c, now);
+  put(&c, "\",\"last_success\":\"");
+  put(&c, now);
+  put(&c, t->fetch ? "\",\"outcome\":\"installed\"" : t->status == 304 ? "\",\"outcome\":\"unchanged\""
+                                                               : "\",\"outcome\":\"changed\"");
+  put(&c, ",\"bytes\":");
+  putNumber(&c, t->fetch ? t->got : 0);
+  put(&c, ",\"http_status\":");
+  putNumber(&c, t->status);
+  put(&c, ",\"installed\":{\"size\":");
+  putNumber(&c, t->size);
+  put(&c, ",\"mtime_ns\":");
+  putNumber(&c, t->mtimeNs);
+  put(&c, ",\"etag\":\"");
+  putEscaped(&c, tag);
+  put(&c, "\",\"last_modified\":\"");
+  putEscaped(&c, date);
+  put(&c, "\",\"sha256\":\"");
+  put(&c, t->sha256);
+  put(&c, "\",\"lm_strong\":true}}");
+  appendLine(body, (size_t)(c.p - body), 0);
+}
+
+/* A fetch's partial and the version it holds, written at once. */
+static void partialRecord(Task *t) {
+  char body[4096];
+  Cursor c = {body};
+  recordStart(&c, t);
+  put(&c, ",\"partial\":{\"path\":\"");
+  putEscaped(&c, rootPath);
+  put(&c, "/");
+  putEscaped(&c, t->partial);
+  put(&c, "\",\"offset\":0");
+  if (t->contentLength >= 0) {
+    put(&c, ",\"total\":");
+    putNumber(&c, t->contentLength);
+  }
+  put(&c, ",\"etag\":\"");
+  putEscaped(&c, t->newEtag);
+  put(&c, "\",\"last_modified\":\"");
+  putEscaped(&c, t->newLastModified);
+  put(&c, "\",\"lm_strong\":true}}");
+  appendLine(body, (size_t)(c.p - body), 1);
+}
+
+/* ---- installs: a thread that makes groups of fetched files durable ---- */
+
+static size_t *queue, queued;
+static int fetchesDone;
+static pthread_mutex_t queueLock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queueReady = PTHREAD_COND_INITIALIZER;
+
+static void now(char out[32]) {
+  time_t second = time(NULL);
+  struct tm tm;
+  gmtime_r(&second, &tm);
+  strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Whatever is queued when it wakes is one group: syncfs, then each partial
+ * renamed over its destination, the folder fsynced, each outcome recorded. */
+static void *installer(void *unused) {
+  (void)unused;
+  size_t *group = malloc(taskCount * sizeof *group);
+  for (;;) {
+    pthread_mutex_lock(&queueLock);
+    while (queued == 0 && !fetchesDone) pthread_cond_wait(&queueReady, &queueLock);
+    size_t n = queued;
+    memcpy(group, queue, n * sizeof *group);
+    queued = 0;
+    int last = fetchesDone;
+    pthread_mutex_unlock(&queueLock);
+    if (n > 0) {
+      if (syncfs(rootFd) != 0) fail("syncfs");
+      for (size_t k = 0; k < n; k++)
+        if (renameat(rootFd, tasks[group[k]].partial, rootFd, tasks[group[k]].dest) != 0) fail(tasks[group[k]].dest);
+      if (fsync(rootFd) != 0) fail(root);
+      char stamp[32];
+      now(stamp);
+      for (size_t k = 0; k < n; k++) record(&tasks[group[k]], stamp);
+    }
+    if (last && n == 0) break;
+  }
+  free(group);
+  return NULL;
+}
+
+/* A fetch that ended: checked (status, size), hashed, handed to the installer. */
+static int finishFetch(Task *t, CURLcode code) {
+  if (t->fd < 0 && code == CURLE_OK && t->status == 200) writeBody(NULL, 0, 0, t);  // an empty body
+  if (t->fd < 0) return 0;
+  struct stat st;
+  unsigned char digest[32];
+  unsigned int length = 0;
+  int ok = code == CURLE_OK && t->status == 200 && (t->contentLength < 0 || t->got == t->contentLength) &&
+           fstat(t->fd, &st) == 0;
+  EVP_DigestFinal_ex(t->sha, digest, &length);
+  EVP_MD_CTX_free(t->sha);
+  close(t->fd);
+  t->fd = -1;
+  if (!ok) return 0;
+  for (int k = 0; k < 32; k++) snprintf(t->sha256 + 2 * k, 3, "%02x", digest[k]);
+  t->size = st.st_size;
+  t->mtimeNs = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+  pthread_mutex_lock(&queueLock);
+  queue[queued++] = (size_t)(t - tasks);
+  if (queued == 1) pthread_cond_signal(&queueReady);  // a busy installer takes the rest when it is done
+  pthread_mutex_unlock(&queueLock);
+  return 1;
 }
 
 /* Latest record per task, in a new file renamed over the journal. */
@@ -512,20 +675,39 @@ int main(int argc, char **argv) {
   matchJournal();
   phase("lock and journal");
 
-  size_t vouched = 0, notVouched = 0;
-  int rootFd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  /* The plan: a destination the journal vouches for is revalidated, an
+   * absent one fetched; any other is only counted. */
+  size_t vouched = 0, fetches = 0, neither = 0;
+  if (mkdir(root, 0777) != 0 && errno != EEXIST) fail(root);
+  if (!realpath(root, rootPath)) fail(root);
+  rootFd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (rootFd < 0) fail(root);
   for (size_t i = 0; i < taskCount; i++) {
+    Task *t = &tasks[i];
     struct stat st;
-    tasks[i].vouched = rootFd >= 0 && fstatat(rootFd, tasks[i].dest, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                       S_ISREG(st.st_mode) && st.st_size == tasks[i].size &&
-                       (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec == tasks[i].mtimeNs;
-    if (tasks[i].vouched) vouched++;
-    else notVouched++;
+    int found = fstatat(rootFd, t->dest, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    t->vouched = found && t->record && S_ISREG(st.st_mode) && st.st_size == t->size &&
+                 (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec == t->mtimeNs;
+    t->fetch = !found && errno == ENOENT;
+    t->fd = -1;
+    if (t->fetch) {
+      const char *slash = strrchr(t->dest, '/');
+      int folder = slash ? (int)(slash - t->dest + 1) : 0;
+      snprintf(t->partial, sizeof t->partial, "%.*s.%s.syncfiles-partial", folder, t->dest, t->dest + folder);
+    }
+    vouched += t->vouched;
+    fetches += t->fetch;
+    neither += !t->vouched && !t->fetch;
   }
-  if (rootFd >= 0) close(rootFd);
   phase("lstat");
   journalFd = open(journalName, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (journalFd < 0) fail(journalName);
+  struct stat js;
+  if (fstat(journalFd, &js) != 0) fail(journalName);
+  if (js.st_size == 0 && write(journalFd, "syncfiles-journal 1\n", 20) != 20) fail(journalName);
+  pthread_t installs;
+  queue = malloc((taskCount + 1) * sizeof *queue);
+  if (fetches) pthread_create(&installs, NULL, installer, NULL);
   curl_global_init(CURL_GLOBAL_DEFAULT);
   CURLM *multi = curl_multi_init();
   curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)parallel);
@@ -533,13 +715,13 @@ int main(int argc, char **argv) {
   int idleCount = 0;
   for (int i = 0; i < parallel; i++) idle[idleCount++] = curl_easy_init();
   long statuses[600] = {0};
-  size_t next = 0, running = 0;
-  char now[32];
-  time_t nowSecond = 0;
+  size_t next = 0, running = 0, failed = 0;
+  char stamp[32];
+  time_t stampSecond = 0;
   while (next < taskCount || running > 0) {
     while (next < taskCount && idleCount > 0) {
       Task *t = &tasks[next++];
-      if (!t->vouched) continue;
+      if (!t->vouched && !t->fetch) continue;
       CURL *e = idle[--idleCount];
       prepare(e, t);
       curl_multi_add_handle(multi, e);
@@ -552,34 +734,49 @@ int main(int argc, char **argv) {
     while ((m = curl_multi_info_read(multi, &left))) {
       if (m->msg != CURLMSG_DONE) continue;
       Task *t;
+      CURLcode code = m->data.result;
       curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&t);
       curl_multi_remove_handle(multi, m->easy_handle);
       idle[idleCount++] = m->easy_handle;
       running--;
       curl_slist_free_all(t->lines);
       statuses[t->status >= 0 && t->status < 600 ? t->status : 0]++;
-      if (time(NULL) != nowSecond) {
-        nowSecond = time(NULL);
-        struct tm tm;
-        gmtime_r(&nowSecond, &tm);
-        strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+      if (t->fetch) {
+        failed += !finishFetch(t, code);
+        continue;
       }
-      record(t, now);
+      if (time(NULL) != stampSecond) {
+        stampSecond = time(NULL);
+        now(stamp);
+      }
+      record(t, stamp);
     }
     if (running > 0 && (next >= taskCount || idleCount == 0)) curl_multi_poll(multi, NULL, 0, 1000, NULL);
   }
   phase("requests");
+  if (fetches) {
+    pthread_mutex_lock(&queueLock);
+    fetchesDone = 1;
+    pthread_cond_signal(&queueReady);
+    pthread_mutex_unlock(&queueLock);
+    pthread_join(installs, NULL);
+    phase("last installs");
+  }
   flushRecords();
   if (fdatasync(journalFd) != 0) fail(journalName);
   close(journalFd);
-  if (journalRecords + vouched > 4 * taskCount) compact();
+  /* Compaction keeps the last record of each task: written in task order
+   * only by a run that revalidated every task. */
+  if (vouched == taskCount && journalRecords + vouched > 4 * taskCount) compact();
   phase("fdatasync and compaction");
   for (int c = 0; c < 600; c++)
     if (statuses[c]) printf("%d %ld\n", c, statuses[c]);
-  if (notVouched) printf("not vouched %zu\n", notVouched);
+  if (neither) printf("neither vouched nor absent %zu\n", neither);
+  if (failed) printf("failed %zu\n", failed);
   for (int i = 0; i < idleCount; i++) curl_easy_cleanup(idle[i]);
   curl_multi_cleanup(multi);
   curl_global_cleanup();
+  close(rootFd);
   close(lock);
-  return 0;
+  return failed ? 1 : 0;
 }
