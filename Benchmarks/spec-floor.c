@@ -22,7 +22,8 @@
  *     destination's folder and writes the journal's record of it and its
  *     version; writes each byte and hashes it (SHA-256) as it comes; at the
  *     end checks the status and the size, and hands the file to a thread
- *     that makes each group of finished files durable (syncfs), renames
+ *     that makes each group of finished files (those ready within 5 ms of
+ *     the first, as syncfiles groups them) durable (syncfs), renames
  *     each over its destination, fsyncs the folder and records each as
  *     installed;
  *   - a revalidation: records the task as unchanged after a 304;
@@ -544,14 +545,25 @@ static void now(char out[32]) {
   strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Whatever is queued when it wakes is one group: syncfs, then each partial
- * renamed over its destination, the folder fsynced, each outcome recorded. */
+/* What is queued 5 ms after the first file is one group: syncfs, then each
+ * partial renamed over its destination, the folder fsynced, each outcome
+ * recorded. */
 static void *installer(void *unused) {
   (void)unused;
   size_t *group = malloc(taskCount * sizeof *group);
   for (;;) {
     pthread_mutex_lock(&queueLock);
     while (queued == 0 && !fetchesDone) pthread_cond_wait(&queueReady, &queueLock);
+    /* As syncfiles does: once the first file is ready, 5 ms for more to join
+     * its group (one syncfs for all of them). */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 5000000;
+    if (until.tv_nsec >= 1000000000) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000;
+    }
+    while (!fetchesDone && pthread_cond_timedwait(&queueReady, &queueLock, &until) == 0) {}
     size_t n = queued;
     memcpy(group, queue, n * sizeof *group);
     queued = 0;
