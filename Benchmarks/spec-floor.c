@@ -165,18 +165,21 @@ static void readManifest(const char *path) {
 
 /* ---- the journal ---- */
 
-static uint64_t fnv(const char *s, uint64_t h) {
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+#define FNV_START 14695981039346656037ULL
+
+static uint64_t fnvBytes(const char *s, size_t n, uint64_t h) {
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
   return h;
 }
+
+static uint64_t fnv(const char *s, uint64_t h) { return fnvBytes(s, strlen(s), h); }
 
 /* Open addressing over the qualified ids ("name/id"). */
 static size_t *slots, slotCount;
 static char **qualified;
 
 static size_t findTask(const char *id, size_t n) {
-  uint64_t h = 14695981039346656037ULL;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)id[i]) * 1099511628211ULL;
+  uint64_t h = fnvBytes(id, n, FNV_START);
   for (size_t s = h & (slotCount - 1);; s = (s + 1) & (slotCount - 1)) {
     if (slots[s] == SIZE_MAX) return SIZE_MAX;
     const char *q = qualified[slots[s]];
@@ -194,7 +197,7 @@ static void indexTasks(void) {
     size_t n = strlen(name) + strlen(tasks[i].id) + 2;
     qualified[i] = malloc(n);
     snprintf(qualified[i], n, "%s/%s", name, tasks[i].id);
-    uint64_t h = fnv(qualified[i], 14695981039346656037ULL);
+    uint64_t h = fnv(qualified[i], FNV_START);
     size_t s = h & (slotCount - 1);
     while (slots[s] != SIZE_MAX) s = (s + 1) & (slotCount - 1);
     slots[s] = i;
@@ -450,7 +453,7 @@ static void recordStart(Cursor *c, Task *t) {
   put(c, "/");
   putEscaped(c, t->id);
   put(c, "\",\"fp\":\"");
-  putHex(c, fnv(t->dest, fnv(t->url, 14695981039346656037ULL)), 16);
+  putHex(c, fnv(t->dest, fnv(t->url, FNV_START)), 16);
   put(c, "\"");
 }
 
