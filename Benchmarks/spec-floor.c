@@ -299,34 +299,34 @@ static void matchJournal(void) {
 
 /* ---- the requests ---- */
 
+/* The field `name` (with its colon) of a header line, its value copied into
+ * `out` without the spaces before it and the line end after it. */
+static int headerValue(const char *b, size_t len, const char *name, char *out, size_t cap) {
+  size_t v = strlen(name);
+  if (len <= v || strncasecmp(b, name, v)) return 0;
+  while (v < len && b[v] == ' ') v++;
+  size_t e = len;
+  while (e > v && (b[e - 1] == '\r' || b[e - 1] == '\n')) e--;
+  if (e - v < cap) {
+    memcpy(out, b + v, e - v);
+    out[e - v] = 0;
+  }
+  return 1;
+}
+
 static size_t headerLine(char *b, size_t size, size_t n, void *u) {
   Task *t = u;
   size_t len = size * n;
+  char length[32];
   if (len > 5 && !memcmp(b, "HTTP/", 5)) {
     const char *sp = memchr(b, ' ', len);
     t->status = sp ? strtol(sp + 1, NULL, 10) : 0;
     t->newEtag[0] = t->newLastModified[0] = 0;
     t->contentLength = -1;
-  } else if (len > 15 && !strncasecmp(b, "content-length:", 15)) {
-    t->contentLength = strtoll(b + 15, NULL, 10);
-  } else if (len > 5 && !strncasecmp(b, "etag:", 5)) {
-    size_t v = 5;
-    while (v < len && b[v] == ' ') v++;
-    size_t e = len;
-    while (e > v && (b[e - 1] == '\r' || b[e - 1] == '\n')) e--;
-    if (e - v < sizeof t->newEtag) {
-      memcpy(t->newEtag, b + v, e - v);
-      t->newEtag[e - v] = 0;
-    }
-  } else if (len > 14 && !strncasecmp(b, "last-modified:", 14)) {
-    size_t v = 14;
-    while (v < len && b[v] == ' ') v++;
-    size_t e = len;
-    while (e > v && (b[e - 1] == '\r' || b[e - 1] == '\n')) e--;
-    if (e - v < sizeof t->newLastModified) {
-      memcpy(t->newLastModified, b + v, e - v);
-      t->newLastModified[e - v] = 0;
-    }
+  } else if (headerValue(b, len, "content-length:", length, sizeof length)) {
+    t->contentLength = strtoll(length, NULL, 10);
+  } else if (!headerValue(b, len, "etag:", t->newEtag, sizeof t->newEtag)) {
+    headerValue(b, len, "last-modified:", t->newLastModified, sizeof t->newLastModified);
   }
   return len;
 }
