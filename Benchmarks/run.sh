@@ -15,6 +15,7 @@ command -v aria2c >/dev/null || need+=(aria2)
 command -v wget2 >/dev/null || need+=(wget2)
 command -v openssl >/dev/null || need+=(openssl)
 [[ -x /usr/bin/time ]] || need+=(time)  # peak memory of each tool (compare.py)
+[[ -f /usr/include/zlib.h ]] || need+=(zlib1g-dev)  # spec-floor.c's CRC-32 (libcurl's headers only suggest it)
 if [[ " $* " == *" --callgrind "* ]] && ! command -v valgrind >/dev/null; then need+=(valgrind); fi
 if ((${#need[@]})); then
   as_root apt-get update -qq

@@ -447,6 +447,15 @@ static void putHex(Cursor *c, uint64_t v, int digits) {
   for (int i = digits - 1; i >= 0; i--) *c->p++ = "0123456789abcdef"[(v >> (4 * i)) & 15];
 }
 
+/* `,"etag":"…","last_modified":"…"`, in both records' order. */
+static void putValidators(Cursor *c, const char *etag, const char *date) {
+  put(c, ",\"etag\":\"");
+  putEscaped(c, etag);
+  put(c, "\",\"last_modified\":\"");
+  putEscaped(c, date);
+  put(c, "\"");
+}
+
 static void recordStart(Cursor *c, Task *t) {
   put(c, "{\"t\":\"task\",\"id\":\"");
   putEscaped(c, name);
@@ -502,11 +511,8 @@ static void record(Task *t, const char *now) {
   putNumber(&c, t->size);
   put(&c, ",\"mtime_ns\":");
   putNumber(&c, t->mtimeNs);
-  put(&c, ",\"etag\":\"");
-  putEscaped(&c, tag);
-  put(&c, "\",\"last_modified\":\"");
-  putEscaped(&c, date);
-  put(&c, "\",\"sha256\":\"");
+  putValidators(&c, tag, date);
+  put(&c, ",\"sha256\":\"");
   put(&c, t->sha256);
   put(&c, "\",\"lm_strong\":true}}");
   appendLine(body, (size_t)(c.p - body), 0);
@@ -526,11 +532,8 @@ static void partialRecord(Task *t) {
     put(&c, ",\"total\":");
     putNumber(&c, t->contentLength);
   }
-  put(&c, ",\"etag\":\"");
-  putEscaped(&c, t->newEtag);
-  put(&c, "\",\"last_modified\":\"");
-  putEscaped(&c, t->newLastModified);
-  put(&c, "\",\"lm_strong\":true}}");
+  putValidators(&c, t->newEtag, t->newLastModified);
+  put(&c, ",\"lm_strong\":true}}");
   appendLine(body, (size_t)(c.p - body), 1);
 }
 
