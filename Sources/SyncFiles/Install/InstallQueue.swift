@@ -22,6 +22,8 @@ final class InstallQueue: @unchecked Sendable {
   private var queue: [Item] = []
   private var quit = false
   private var running = true
+  /// No file is on its way: the group gathering now is installed at once.
+  private var closing = false
   let group: Bool
   /// The most files one group installs.
   let groupLimit: Int
@@ -47,7 +49,20 @@ final class InstallQueue: @unchecked Sendable {
   func add(_ item: Item) {
     lock.locked {
       queue.append(item)
+      closing = false
       if queue.count == 1 || queue.count == groupLimit { lock.signal() }
+    }
+  }
+
+  /// No transfer is in flight, so no file can join the group being
+  /// gathered: it is installed now instead of at the end of the gathering
+  /// (the last group of every run waited it out: 5 ms of each run's wall
+  /// time). The next `add` gathers again.
+  func closeGroup() {
+    lock.locked {
+      guard !closing else { return }
+      closing = true
+      if !queue.isEmpty { lock.signal() }
     }
   }
 
@@ -69,7 +84,9 @@ final class InstallQueue: @unchecked Sendable {
         // this group (one syncfs for all instead of one fsync each).
         if group && !quit {
           let until = monotonicSeconds() + gather
-          while queue.count < groupLimit && !quit && monotonicSeconds() < until { lock.wait(until: until) }
+          while queue.count < groupLimit && !quit && !closing && monotonicSeconds() < until {
+            lock.wait(until: until)
+          }
         }
         let b = Array(queue.prefix(groupLimit))
         queue.removeFirst(b.count)

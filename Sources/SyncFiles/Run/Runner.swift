@@ -177,6 +177,8 @@ public final class Runner: @unchecked Sendable {
       if loop.stopping == nil { startMore() }
       if loop.isIdle { break }
       for e in nextEvents(deadline: deadline) { handle(e) }
+      // Nothing in flight: what the installer gathers is all there is for now.
+      if loop.active == 0 && loop.installing > 0 { installer?.closeGroup() }
       let t = monotonicSeconds()
       // The outcomes held back reach the journal in one write every 20 ms
       // (and at 64 KiB, and at the end): a killed run loses at most those

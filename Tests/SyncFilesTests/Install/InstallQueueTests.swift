@@ -65,6 +65,26 @@ import Testing
     #expect(groups.all == [[0, 1, 2, 3], [4]])
   }
 
+  /// When no transfer is in flight the runner closes the group: the files
+  /// gathered so far are installed without waiting out the gathering, and
+  /// the next file gathers again.
+  @Test func aClosedGroupIsInstalledWithoutWaitingOutTheGathering() throws {
+    let groups = Groups()
+    let q = InstallQueue(group: true, gather: 60) { groups.add($0) }
+    let started = Date()
+    for i in 0..<2 { q.add(try item(i)) }
+    q.closeGroup()
+    #expect(groups.wait(for: 2, seconds: 20))
+    #expect(Date().timeIntervalSince(started) < 20)
+    #expect(groups.all == [[0, 1]])
+    // A file added after the close gathers again: it waits for the shutdown.
+    q.add(try item(2))
+    usleep(100_000)
+    #expect(groups.all == [[0, 1]])
+    q.shutdown()
+    #expect(groups.all == [[0, 1], [2]])
+  }
+
   @Test func aFileAddedToAnIdleQueueIsInstalled() throws {
     let groups = Groups()
     let q = InstallQueue(group: false) { groups.add($0) }
