@@ -18,7 +18,9 @@ internal import CLinux
 public final class PartialFile: @unchecked Sendable {
   // Handed from thread to thread (runner, transfer engine, installer), used by one at a time.
   public let destination: String
-  private let folderFD: Int32
+  /// The destination's folder, shared with the other partials in it.
+  let folder: Folder
+  private var folderFD: Int32 { folder.fd }
   private var fd: Int32
   private let name: String
   private let partialName: String
@@ -44,40 +46,44 @@ public final class PartialFile: @unchecked Sendable {
     }
     name = last
     partialName = PartialFile.partialName(for: last)
-    let dir = try Self.openFolder(root: root, parts: parts.dropLast(), create: true, for: destination)
-    folderFD = dir
-    var opened: Int32 = -1
-    if resume {
-      opened = openat(dir, partialName, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
-    }
-    // A partial created here (O_EXCL) is empty; only one resumed is measured.
-    var created = false
-    if opened < 0 {
-      created = true
-      // O_APPEND in both cases: after `truncate` the next write lands at 0, not past a hole.
-      let flags = O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
-      opened = openat(dir, partialName, flags, 0o600)
-      if opened < 0 && errno == EEXIST {
-        // A stale partial (or whatever stands in its place) goes; usually there is none,
-        // so the removal is tried only when the create finds one.
-        unlinkat(dir, partialName, 0)
-        opened = openat(dir, partialName, flags, 0o600)
-      }
+    var dir = try Folder.of(root: root, parts: parts.dropLast(), create: true, for: destination)
+    var (opened, created) = Self.openPartial(partialName, in: dir.fd, resume: resume)
+    if opened < 0 && errno == ENOENT {
+      // The folder held open was removed meanwhile: walked to (and made) again.
+      dir = try Folder.of(root: root, parts: parts.dropLast(), create: true, fresh: true, for: destination)
+      (opened, created) = Self.openPartial(partialName, in: dir.fd, resume: resume)
     }
     guard opened >= 0 else {
-      let e = Errno(errno)
-      close(dir)
-      throw .system(doing: "cannot create the partial file for", path: destination, errno: e)
+      throw .system(doing: "cannot create the partial file for", path: destination, errno: Errno(errno))
     }
+    folder = dir
     fd = opened
     var st = stat()
     size = created || fstat(fd, &st) != 0 ? 0 : Int64(st.st_size)
   }
 
+  /// The partial `name` in the folder `dir`: opened to append to when
+  /// `resume` and it exists, else created empty (`created`); -1 and errno on failure.
+  private static func openPartial(_ name: String, in dir: Int32, resume: Bool) -> (fd: Int32, created: Bool) {
+    if resume {
+      let fd = openat(dir, name, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+      if fd >= 0 { return (fd, false) }
+    }
+    // O_APPEND in both cases: after `truncate` the next write lands at 0, not past a hole.
+    let flags = O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+    var fd = openat(dir, name, flags, 0o600)
+    if fd < 0 && errno == EEXIST {
+      // A stale partial (or whatever stands in its place) goes; usually there is none,
+      // so the removal is tried only when the create finds one.
+      unlinkat(dir, name, 0)
+      fd = openat(dir, name, flags, 0o600)
+    }
+    return (fd, true)
+  }
+
   deinit {
     closePositional()
     if fd >= 0 { close(fd) }
-    close(folderFD)
   }
 
   private func closePositional() {
@@ -312,16 +318,8 @@ public final class PartialFile: @unchecked Sendable {
     public var device: UInt64
     public var folder: UInt64
   }
-  /// Looked up on first use, by the install thread, not by the transfer that creates the partial.
-  public var placement: Placement {
-    if let madePlacement { return madePlacement }
-    var st = stat()
-    fstat(folderFD, &st)
-    let made = Placement(device: UInt64(st.st_dev), folder: UInt64(st.st_ino))
-    madePlacement = made
-    return made
-  }
-  private var madePlacement: Placement?
+  /// Examined once for all the partials of the folder.
+  public var placement: Placement { folder.placement }
 
   /// Flushes the whole file system holding this partial (`syncfs`): one call
   /// makes every partial on it durable. True on success.

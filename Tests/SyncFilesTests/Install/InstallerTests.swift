@@ -107,4 +107,42 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
     #expect(read(root + "/taken/inside/x") == "keep")
     #expect(!FileManager.default.fileExists(atPath: root + "/.taken.syncfiles-partial"))
   }
+
+  /// Partials in one folder share its descriptor while any of them is
+  /// alive (one open for a run's files, not one each); the last one closes it.
+  @Test func partialsInOneFolderShareItsDescriptorUntilTheLastGoes() throws {
+    var a: PartialFile? = try PartialFile(root: root, relative: "shared/a.bin", resume: false)
+    var b: PartialFile? = try PartialFile(root: root, relative: "shared/b.bin", resume: false)
+    let other = try PartialFile(root: root, relative: "elsewhere/c.bin", resume: false)
+    #expect(a?.folder === b?.folder)
+    #expect(a?.folder !== other.folder)
+    let fd = try #require(a?.folder.fd)
+    let folder = try #require(
+      realpath(root + "/shared", nil).map { p in
+        defer { free(p) }; return String(cString: p)
+      })
+    /// What the descriptor names now (another test may have been given the number since).
+    func named() -> String? { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)") }
+    #expect(named() == folder)
+    a?.discard()
+    a = nil
+    #expect(named() == folder)
+    b?.discard()
+    b = nil
+    #expect(named() != folder)
+    other.discard()
+  }
+
+  /// A folder removed while partials hold it open is walked to and made again
+  /// for the next partial there.
+  @Test func aFolderRemovedMeanwhileIsMadeAgain() throws {
+    let first = try PartialFile(root: root, relative: "gone/a.bin", resume: false)
+    first.discard()
+    try FileManager.default.removeItem(atPath: root + "/gone")
+    let second = try PartialFile(root: root, relative: "gone/b.bin", resume: false)
+    try put(second, "here")
+    try second.commit(mode: nil)
+    #expect(read(root + "/gone/b.bin") == "here")
+    withExtendedLifetime(first) {}
+  }
 }

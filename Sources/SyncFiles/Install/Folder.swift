@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A destination's folder, opened from root one component at a time with
+/// `O_NOFOLLOW`, and shared by the partial files in it while any of them
+/// is alive: a run of 500 files in one folder opened it once, not 500
+/// times (and closed and examined it once, not 500 times).
+///
+/// A folder held open stays the folder that was opened. If someone removes
+/// it during a run, the next partial there walks from root again (and
+/// makes it again); if someone moves it, the partials that overlap the
+/// move are installed where it went, as a partial in flight always was,
+/// and the next run finds its destination missing and fetches it again.
+final class Folder: Sendable {
+  let fd: Int32
+  /// Where the folder is (install groups flush each file system and each folder once).
+  let placement: PartialFile.Placement
+
+  private init(fd: Int32) {
+    self.fd = fd
+    var st = stat()
+    fstat(fd, &st)
+    placement = PartialFile.Placement(device: UInt64(st.st_dev), folder: UInt64(st.st_ino))
+  }
+
+  deinit { close(fd) }
+
+  /// The folder of `parts` (the destination's path without its name) inside
+  /// `root`: the one already open, or walked to and opened now (created on
+  /// the way when `create`). `fresh` walks again whatever is open.
+  static func of(
+    root: String, parts: ArraySlice<String>, create: Bool, fresh: Bool = false, for destination: String
+  ) throws(InstallError) -> Folder {
+    let key = parts.isEmpty ? root : root + "\u{0}" + parts.joined(separator: "/")
+    if !fresh, let open = shared.lookup(key) { return open }
+    let folder = Folder(fd: try PartialFile.openFolder(root: root, parts: parts, create: create, for: destination))
+    shared.keep(folder, as: key)
+    return folder
+  }
+
+  /// The folders open now, by root and path; an entry lives as long as its partials.
+  private static let shared = Table()
+
+  private final class Table: @unchecked Sendable {
+    private struct Entry {
+      weak var folder: Folder?
+    }
+    private let lock = Lock()
+    private var entries: [String: Entry] = [:]
+    /// The count at which entries whose folder closed are dropped (twice the open ones, at least 256).
+    private var pruneAt = 256
+
+    func lookup(_ key: String) -> Folder? { lock.locked { entries[key]?.folder } }
+
+    func keep(_ folder: Folder, as key: String) {
+      lock.locked {
+        // Entries whose folder closed are dropped now and then, not one by one.
+        if entries.count >= pruneAt {
+          entries = entries.filter { $0.value.folder != nil }
+          pruneAt = max(256, 2 * entries.count)
+        }
+        entries[key] = Entry(folder: folder)
+      }
+    }
+  }
+}
