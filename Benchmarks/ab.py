@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Two or more builds (or tools) side by side on W1 or W7, each run on a new file system.
+
+    python3 Benchmarks/ab.py --workload W7 --rounds 25 \\
+        base=/tmp/syncfiles-before new=.build/x86_64-unknown-linux-gnu/release/syncfiles
+
+For changes too small for Benchmarks/run.sh to resolve. Each run gets a
+new 512 MiB ext4 (no journal, inode tables written at mkfs) on a loop
+device, so no run pays for the inodes an earlier run freed (see the
+README's "recently deleted inodes"), and the order of the rows is reversed
+every other round. Prints each row's median and fastest wall time and its
+median user and system CPU (wait4). A NAME=PATH whose file is a syncfiles
+build runs `PATH apply m.yaml`; `floor`, `curl` and `wget2` name the
+peers of run.sh's table. Needs root (mount), nginx and, for W7, openssl.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare  # noqa: E402  (its nginx, CA and data helpers)
+
+MOUNT = "/mnt/syncfiles-ab"
+
+
+def new_file_system(image):
+    """A new ext4 on `image`, mounted at MOUNT; returns the workload folder in it."""
+    subprocess.run(["umount", MOUNT], stderr=subprocess.DEVNULL)
+    subprocess.run(["truncate", "-s", "512M", image], check=True)
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-E", "lazy_itable_init=0,lazy_journal_init=0",
+                    image], check=True)
+    subprocess.run(["mount", "-o", "loop", image, MOUNT], check=True)
+    return os.path.join(MOUNT, "w")
+
+
+def workload(kind, base, ca):
+    """The manifest and the peers' lists of W1 (http) or W7 (https, HTTP/2), as {name: text}."""
+    count = 2000 if kind == "W1" else 500
+    names = ["w1-%04d.bin" % i for i in range(count)]
+    extra = "defaults: {tls: {ca_file: '%s'}}\n" % ca if ca else ""
+    manifest = ("version: 1\nname: b\nroot: dest\njournal: journal\nlimits: {parallel: 8, per_host: 8}\n%sfiles:\n"
+                % extra + "".join("  - {id: f%04d, url: '%s/%s', destination: %s}\n" % (i, base, n, n)
+                                  for i, n in enumerate(names)))
+    curl = "".join('url = "%s/%s"\noutput = "dest/%s"\n' % (base, n, n) for n in names)
+    wget = "".join("%s/%s\n" % (base, n) for n in names)
+    return {"m.yaml": manifest, "curl.cfg": curl, "wget2.txt": wget}
+
+
+def argv_for(name, path, kind, ca, floor):
+    if name == "floor":
+        return [floor, "m.yaml"]
+    if name == "curl":
+        tls = ["--http2", "--cacert", ca] if ca else []
+        return ["curl", "-s", "--parallel", "--parallel-max", "8", "--create-dirs", "-K", "curl.cfg"] + tls
+    if name == "wget2":
+        return ["wget2", "-q", "--max-threads", "8", "-P", "dest", "-i", "wget2.txt"] + (["--ca-certificate", ca] if ca else [])
+    return [path, "apply", "m.yaml"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--workload", choices=["W1", "W7"], default="W7")
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("rows", nargs="+", help="NAME=PATH of a syncfiles build, or floor, curl, wget2")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        raise SystemExit("ab.py mounts a loop file system for each run: run it as root")
+    rows = [(r.split("=", 1)[0], r.split("=", 1)[1] if "=" in r else "") for r in args.rows]
+    work = tempfile.mkdtemp(prefix="syncfiles-ab-", dir="/var/tmp")
+    os.chmod(work, 0o755)  # nginx workers run as nobody
+    os.makedirs(MOUNT, exist_ok=True)
+    www = os.path.join(work, "www")
+    os.makedirs(www)
+    for i in range(2000 if args.workload == "W1" else 500):
+        compare.deterministic(os.path.join(www, "w1-%04d.bin" % i), 16 << 10, i)
+    tls = compare.make_ca(os.path.join(work, "ca")) if args.workload == "W7" else None
+    nginx = compare.Nginx(work, www, tls=tls)
+    floor = os.path.join(work, "spec-floor")
+    if any(n == "floor" for n, _ in rows):
+        subprocess.run([shutil.which("cc") or "clang", "-O2", "-o", floor,
+                        os.path.join(compare.ROOT, "Benchmarks", "spec-floor.c"),
+                        "-lcurl", "-lyaml", "-lz", "-lcrypto", "-lpthread"], check=True)
+    ca = tls["ca"] if tls else None
+    files = workload(args.workload, "%s://127.0.0.1:%d" % ("https" if tls else "http", nginx.port), ca)
+    figures = {n: {"wall": [], "user": [], "sys": []} for n, _ in rows}
+    try:
+        for r in range(args.rounds + 1):  # round 0 warms the caches and is not counted
+            for name, path in (rows if r % 2 == 0 else rows[::-1]):
+                d = new_file_system(os.path.join(work, "fs.img"))
+                os.makedirs(d)
+                for f, text in files.items():
+                    with open(os.path.join(d, f), "w") as out:
+                        out.write(text)
+                os.sync()
+                time.sleep(0.2)
+                start = time.perf_counter()
+                p = subprocess.Popen(argv_for(name, path, args.workload, ca, floor), cwd=d,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                _, status, usage = os.wait4(p.pid, 0)
+                wall = time.perf_counter() - start
+                if status != 0 or len(os.listdir(os.path.join(d, "dest"))) != len(files["wget2.txt"].splitlines()):
+                    raise SystemExit("%s failed (status %d) in round %d" % (name, status, r))
+                if r > 0:
+                    figures[name]["wall"].append(wall * 1000)
+                    figures[name]["user"].append(usage.ru_utime * 1000)
+                    figures[name]["sys"].append(usage.ru_stime * 1000)
+    finally:
+        subprocess.run(["umount", MOUNT], stderr=subprocess.DEVNULL)
+        nginx.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    first = statistics.median(figures[rows[0][0]]["wall"])
+    print("%s, %d rounds, a new file system per run (ms)" % (args.workload, args.rounds))
+    for name, _ in rows:
+        f = figures[name]
+        med = statistics.median(f["wall"])
+        print("  %-10s wall %7.1f (fastest %7.1f, %.2f x %s)  user %6.1f  sys %6.1f" % (
+            name, med, min(f["wall"]), med / first, rows[0][0], statistics.median(f["user"]),
+            statistics.median(f["sys"])))
+
+
+if __name__ == "__main__":
+    main()
