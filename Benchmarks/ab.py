@@ -51,7 +51,7 @@ def workload(kind, base, ca):
     return {"m.yaml": manifest, "curl.cfg": curl, "wget2.txt": wget}
 
 
-def argv_for(name, path, kind, ca, floor):
+def argv_for(name, path, ca, floor):
     if name == "floor":
         return [floor, "m.yaml"]
     if name == "curl":
@@ -99,7 +99,7 @@ def main():
                 os.sync()
                 time.sleep(0.2)
                 start = time.perf_counter()
-                p = subprocess.Popen(argv_for(name, path, args.workload, ca, floor), cwd=d,
+                p = subprocess.Popen(argv_for(name, path, ca, floor), cwd=d,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 _, status, usage = os.wait4(p.pid, 0)
                 wall = time.perf_counter() - start
