@@ -70,7 +70,8 @@ def main():
     args = ap.parse_args()
     if os.geteuid() != 0:
         raise SystemExit("ab.py mounts a loop file system for each run: run it as root")
-    rows = [(r.split("=", 1)[0], r.split("=", 1)[1] if "=" in r else "") for r in args.rows]
+    # Builds run in each new file system's folder: their paths are made absolute here.
+    rows = [(r.split("=", 1)[0], os.path.abspath(r.split("=", 1)[1]) if "=" in r else "") for r in args.rows]
     work = tempfile.mkdtemp(prefix="syncfiles-ab-", dir="/var/tmp")
     os.chmod(work, 0o755)  # nginx workers run as nobody
     os.makedirs(MOUNT, exist_ok=True)
