@@ -5,7 +5,8 @@ extension RunReport {
   /// prints two lines.
   public var text: String {
     var table = TextTable(header: ["TASK", "OUTCOME", "BYTES", "NOTE"])
-    for t in tasks where t.outcome == .installed || t.outcome == .failed || t.outcome == .interrupted {
+    for i in tasks.indices where [.installed, .failed, .interrupted].contains(tasks[i].outcome) {
+      let t = tasks[i]
       var note = t.error ?? ""
       if t.outcome == .installed {
         note =
