@@ -41,7 +41,8 @@ extension Runner {
       return feed(i, .couldNotStart(error.message))
     }
     loop.active += 1
-    loop.activeByHost[host(i), default: 0] += 1
+    jobs[i].hostSlot = loop.queues.slot(of: host(i))
+    loop.queues.count(jobs[i].hostSlot, by: 1)
     reports[i].attempts += 1
     clock.end(.start)
     transport.start(spec) { [self] r in post(.transfer(i, r)) }

@@ -24,6 +24,8 @@ public final class Runner: @unchecked Sendable {
   struct Job {
     var manifest: Int
     var life: TaskLifecycle
+    /// The host slot (`HostQueues`) of the try in flight.
+    var hostSlot = 0
     /// Made on first use: most tasks of a steady run never hash a byte.
     lazy var hasher = SHA256Hasher()
     /// `flight`, once made.
@@ -117,7 +119,6 @@ public final class Runner: @unchecked Sendable {
     var same = SameContent([])
     var waitingRetry: [(at: Double, index: Int)] = []
     var active = 0
-    var activeByHost: [String: Int] = [:]
     var installing = 0
     /// Files done, for the progress line (a task the run stopped is not).
     var finished = 0
@@ -257,7 +258,9 @@ public final class Runner: @unchecked Sendable {
     return k == 0 ? part(plan.tasks[i].entry.url) : part(plan.tasks[i].entry.mirrors[k - 1])
   }
 
-  func enqueue(_ i: Int, front: Bool = false) { loop.queues.add(i, host: host(i), front: front) }
+  func enqueue(_ i: Int, front: Bool = false) {
+    loop.queues.add(i, slot: loop.queues.slot(of: host(i)), front: front)
+  }
 
   /// Starts transfers, host by host in turn, up to `parallel` and
   /// `per_host`; twice as many where the transport keeps those limits itself
@@ -266,13 +269,13 @@ public final class Runner: @unchecked Sendable {
     var progressed = true
     while progressed && loop.installing < 256 {
       progressed = false
-      for h in loop.queues.hosts {
-        guard let i = loop.queues.peek(of: h) else { continue }
+      for s in loop.queues.hosts.indices {
+        guard let i = loop.queues.peek(s) else { continue }
         let ahead = (try? transport(for: i))?.keepsLimits == true ? 2 : 1
         guard loop.active < Self.times(options.parallel, ahead),
-          loop.activeByHost[h, default: 0] < Self.times(options.perHost, ahead)
+          loop.queues.active(s) < Self.times(options.perHost, ahead)
         else { continue }
-        _ = loop.queues.next(of: h)
+        _ = loop.queues.next(s)
         feed(i, .slot)
         progressed = true
       }
@@ -309,7 +312,7 @@ public final class Runner: @unchecked Sendable {
     switch e {
     case .transfer(let i, let r):
       loop.active -= 1
-      loop.activeByHost[host(i), default: 1] -= 1
+      loop.queues.count(jobs[i].hostSlot, by: -1)
       feed(i, .tried(took(i, r)))
     case .installed(let done):
       loop.installing -= done.count
