@@ -1,9 +1,10 @@
 /// Tasks ready to start, one queue per host in first-seen order, so one busy
 /// host never holds back another. A retried task goes back to the front.
 ///
-/// A host is named once, when a task is queued (`slot(of:)`); the scheduler
-/// then works with its slot, a number, and never hashes the host's name
-/// again (issue 15, W4: a dozen lookups by name a task, 4,400 instructions).
+/// A host is looked up by name when a task is queued and when its try
+/// begins (`slot(of:)`); otherwise the scheduler works with its slot, a
+/// number (issue 15, W4: it was a dozen lookups by name a task, 4,400
+/// instructions).
 struct HostQueues {
   private struct Queue {
     var ready: [Int] = []
