@@ -90,7 +90,7 @@ def fill(d, files, template):
     time.sleep(0.2)
 
 
-def make_templates(rows, work, files, ca, floor, nginx):
+def make_templates(rows, work, files, ca, floor):
     """W4: each row fetches W1 once; what it left (destinations, journal) is each timed run's start."""
     templates = {}
     for name, path in rows:
@@ -162,7 +162,7 @@ def main():
     files = workload(args.workload, "%s://127.0.0.1:%d" % ("https" if tls else "http", nginx.port), ca)
     figures = {n: [] for n, _ in rows}
     try:
-        templates = make_templates(rows, work, files, ca, floor, nginx) if args.workload == "W4" else {}
+        templates = make_templates(rows, work, files, ca, floor) if args.workload == "W4" else {}
         for r in range(args.rounds + 1):  # round 0 warms the caches and is not counted
             for name, path in (rows if r % 2 == 0 else rows[::-1]):
                 d = new_file_system(os.path.join(work, "fs.img"))
