@@ -70,3 +70,28 @@ func startThread(_ body: @escaping @Sendable () -> Void) {
   precondition(rc == 0, "cannot start a thread: \(String(cString: strerror(rc)))")
   pthread_detach(thread)
 }
+
+/// A value worked out on a thread of its own while the caller does
+/// something else; `wait` returns it once it is there.
+final class Background<Value: Sendable>: @unchecked Sendable {
+  private let lock = Lock()
+  /// Set once by the working thread, under `lock`.
+  private var value: Value?
+
+  init(_ work: @escaping @Sendable () -> Value) {
+    startThread { [self] in
+      let v = work()
+      lock.locked {
+        value = v
+        lock.signal()
+      }
+    }
+  }
+
+  func wait() -> Value {
+    lock.locked {
+      while value == nil { lock.wait(until: nil) }
+      return value!
+    }
+  }
+}

@@ -277,6 +277,55 @@ import Testing
     #expect(facts.siblingPartials == 2)
   }
 
+  /// From `splitFrom` destinations the facts are gathered on two threads:
+  /// they are the facts one thread gathers, for destinations on either side
+  /// of the split and in either manifest (files, partials beside them and
+  /// held by the journal, a folder that does not exist, the disks).
+  @Test func factsGatheredOnTwoThreadsAreOneThreadsFacts() throws {
+    let n = FactGatherer.splitFrom
+    var journal: [String: TaskState] = [:]
+    for (name, count) in [("a", n / 2 + 3), ("b", n)] {
+      var yaml = "version: 1\nname: \(name)\nroot: \(dir)/two/\(name)\njournal: \(dir)/journal\nfiles:\n"
+      for i in 0..<count {
+        let folder = i % 7 == 0 ? "gone" : "d\(i % 3)"
+        yaml += "  - {id: f\(i), url: 'https://example.org/\(i)', destination: \(folder)/f\(i).bin}\n"
+      }
+      try yaml.write(toFile: dir + "/\(name).yaml", atomically: true, encoding: .utf8)
+      for d in ["d0", "d1", "d2"] {
+        try FileManager.default.createDirectory(atPath: dir + "/two/\(name)/\(d)", withIntermediateDirectories: true)
+      }
+      // Every fifth destination exists; every eleventh has a partial beside it.
+      for i in 0..<count where i % 7 != 0 {
+        let folder = dir + "/two/\(name)/d\(i % 3)"
+        if i % 5 == 0 { try Data(repeating: 1, count: i).write(to: URL(fileURLWithPath: folder + "/f\(i).bin")) }
+        if i % 11 == 0 { try Data("p".utf8).write(to: URL(fileURLWithPath: folder + "/.f\(i).bin.syncfiles-partial")) }
+      }
+      // A partial the journal holds, in a folder of its own.
+      let held = dir + "/two/\(name)/held-\(count - 2)"
+      try Data("held".utf8).write(to: URL(fileURLWithPath: held))
+      var state = TaskState(id: "\(name)/f\(count - 2)")
+      state.partial = TaskState.Partial(
+        path: held, offset: 4, totalBytes: nil, etag: "\"e\"", lastModified: nil, dateIsStrong: false)
+      journal[state.id] = state
+    }
+    let set = ManifestLoader(environment: [:], plugins: PluginLocator(searchPath: []), workingDirectory: dir).load(
+      paths: [dir + "/a.yaml", dir + "/b.yaml"])
+    #expect(set.manifests.count == 2 && !set.hasErrors)
+    let total = set.manifests.reduce(0) { $0 + $1.files.count }
+    // The split falls inside the second manifest; no held task has a partial beside it too.
+    #expect(total / 2 > n / 2 + 3 && (n / 2 + 1) % 11 != 0 && (n - 2) % 11 != 0)
+    let split = FactGatherer.gather(for: set.manifests, journal: journal, now: Timestamp.current())
+    let one = FactGatherer.Part(set.manifests, journal, 0..<total, digests: true)
+    #expect(split.files == one.files)
+    #expect(split.disks == one.disks)
+    #expect(split.siblingPartials == one.siblingPartials)
+    // What the files are: each existing destination, each partial, the two held ones.
+    let existing = [("a", n / 2 + 3), ("b", n)].map { (_, c) in (0..<c).filter { $0 % 7 != 0 && $0 % 5 == 0 }.count }
+    let partials = [("a", n / 2 + 3), ("b", n)].map { (_, c) in (0..<c).filter { $0 % 7 != 0 && $0 % 11 == 0 }.count }
+    #expect(split.files.count == existing.reduce(0, +) + partials.reduce(0, +) + 2)
+    #expect(split.siblingPartials == partials.reduce(0, +))
+  }
+
   /// The gatherer counts the partials it finds beside destinations; with
   /// none counted the planner looks for none, and with one it finds it.
   @Test func aPartialBesideItsDestinationIsCountedAndPlanned() throws {
