@@ -154,8 +154,8 @@ public enum FactGatherer {
       }
     }
 
-    /// Adds the facts of the destinations after these (no path is in both
-    /// but a folder's, whose facts are the same).
+    /// Adds the facts of the destinations after these. The halves share no
+    /// file; a folder both reach has the same disk in each.
     mutating func merge(_ later: Part) {
       files.merge(later.files) { mine, _ in mine }
       disks.merge(later.disks) { mine, _ in mine }
