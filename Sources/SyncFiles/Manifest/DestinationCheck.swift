@@ -5,30 +5,20 @@ internal import CLinux
 /// before it shows anything (`plan`): the two only read the manifests, and
 /// the check's errors are still reported before any output (W5: 100,000
 /// destinations, about 25 ms that the planning no longer waits for).
-public final class DestinationCheck: @unchecked Sendable {
-  private let lock = Lock()
-  /// Set once by the checking thread, under `lock`.
-  private var conflicts: [Diagnostic]?
+public final class DestinationCheck: Sendable {
+  private let check: Background<[Diagnostic]>
 
   /// Starts checking `set` at once.
   public init(_ set: ManifestSet) {
-    startThread { [self] in
+    check = Background {
       let found = ManifestLoader.destinationConflicts(set)
       // The check's tables are freed: their pages go back now, on this
       // thread, while the plan beside it grows (W5: 0.4 MiB off the peak).
       sf_release_free_memory()
-      lock.locked {
-        conflicts = found
-        lock.signal()
-      }
+      return found
     }
   }
 
   /// Waits for the check and returns its errors (none: the session is sound).
-  public func wait() -> [Diagnostic] {
-    lock.locked {
-      while conflicts == nil { lock.wait(until: nil) }
-      return conflicts!
-    }
-  }
+  public func wait() -> [Diagnostic] { check.wait() }
 }

@@ -127,7 +127,7 @@ public enum FactGatherer {
             return missingFolders.contains(folder)
           }
           let state = journal.isEmpty ? nil : journal[e.qualifiedID]
-          look(e, folder, inMissingFolder, state, &partials, digests: digests)
+          look(e, folder, inMissingFolder, state, &partials, hashing: digests)
         }
       }
     }
@@ -135,12 +135,12 @@ public enum FactGatherer {
     /// One destination: its file, the partial beside it, and its digest when it may be adopted.
     private mutating func look(
       _ e: FileEntry, _ folder: String, _ inMissingFolder: Bool, _ state: TaskState?, _ partials: inout PartialLookup,
-      digests: Bool
+      hashing: Bool
     ) {
       if !inMissingFolder, let f = fact(at: e.destinationPath) {
         files[e.destinationPath] = f
-        if digests, mayAdopt(e, f, state), let d = SHA256Hasher.digest(ofFileAt: e.destinationPath, size: f.size) {
-          self.digests[e.destinationPath] = d
+        if hashing, mayAdopt(e, f, state), let d = SHA256Hasher.digest(ofFileAt: e.destinationPath, size: f.size) {
+          digests[e.destinationPath] = d
         }
       }
       if let held = state?.partial?.path {
