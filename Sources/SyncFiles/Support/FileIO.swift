@@ -105,12 +105,20 @@ public enum FileIO {
     defer { closedir(dir) }
     var names: [String] = []
     while let entry = readdir(dir) {
-      let name = withUnsafePointer(to: entry.pointee.d_name) {
-        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-      }
+      let name = entryName(entry)
       if name != "." && name != ".." { names.append(name) }
     }
     return names
+  }
+
+  /// The name of an entry `readdir` returned, read up to its NUL and no
+  /// further. The kernel's record ends a few bytes after the name, not at
+  /// the end of `d_name`'s 256: copying the whole field (as this did until
+  /// the fix) read past the buffer's last record, and crashed where the
+  /// buffer ended a mapping (a new thread's heap: the facts' second half).
+  static func entryName(_ entry: UnsafePointer<dirent>) -> String {
+    let name = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+    return String(cString: name.assumingMemoryBound(to: CChar.self))
   }
 }
 

@@ -43,9 +43,7 @@ extension PluginLocator {
     defer { closedir(d) }
     var names: [String] = []
     while let ent = readdir(d) {
-      let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
-        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-      }
+      let name = FileIO.entryName(ent)
       guard name.hasPrefix("syncfiles-source-") || name.hasPrefix("syncfiles-verify-") else { continue }
       let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
       var st = stat()
