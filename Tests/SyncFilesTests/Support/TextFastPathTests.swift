@@ -317,7 +317,10 @@ import Testing
     let split = FactGatherer.gather(for: set.manifests, journal: journal, now: Timestamp.current())
     let one = FactGatherer.Part(set.manifests, journal, 0..<total, digests: true)
     #expect(split.files == one.files)
-    #expect(split.disks == one.disks)
+    // The same disk for each folder; its free bytes are read twice, while other tests write to it.
+    #expect(
+      split.disks.mapValues { "\($0.device) \($0.mountPoint)" }
+        == one.disks.mapValues { "\($0.device) \($0.mountPoint)" })
     #expect(split.siblingPartials == one.siblingPartials)
     // What the files are: each existing destination, each partial, the two held ones.
     let existing = [("a", n / 2 + 3), ("b", n)].map { (_, c) in (0..<c).filter { $0 % 7 != 0 && $0 % 5 == 0 }.count }
