@@ -39,11 +39,8 @@ public struct PluginLocator: Sendable, Hashable {
 extension PluginLocator {
   /// Names of the executable regular files in `dir` that look like plugins, sorted.
   static func executables(in dir: String) -> [String] {
-    guard let d = opendir(dir) else { return [] }
-    defer { closedir(d) }
     var names: [String] = []
-    while let ent = readdir(d) {
-      let name = FileIO.entryName(ent)
+    for name in FileIO.listFolder(dir) ?? [] {
       guard name.hasPrefix("syncfiles-source-") || name.hasPrefix("syncfiles-verify-") else { continue }
       let path = dir.hasSuffix("/") ? dir + name : dir + "/" + name
       var st = stat()
