@@ -2,10 +2,11 @@
   import Glibc
 #endif
 
-/// Installs complete partial files on a thread of its own, in groups: one
-/// `syncfs` per file system makes every partial of the group durable, then
-/// each is renamed over its destination, then each folder is flushed once.
-/// A group of one is a plain fsync, rename, folder fsync.
+/// Installs complete partial files on a thread of its own, in groups: the
+/// bodies held in memory are written to their files, one `syncfs` per file
+/// system makes every partial of the group durable, then each is renamed
+/// over its destination, then each folder is flushed once. A group of one
+/// is a plain fsync, rename, folder fsync.
 final class InstallQueue: @unchecked Sendable {
   struct Item: @unchecked Sendable {
     var index: Int
@@ -50,7 +51,7 @@ final class InstallQueue: @unchecked Sendable {
     lock.locked {
       queue.append(item)
       closing = false
-      if queue.count == 1 || queue.count == groupLimit { lock.signal() }
+      if waiting || gathered + queue.count >= groupLimit { lock.signal() }
     }
   }
 
@@ -62,7 +63,7 @@ final class InstallQueue: @unchecked Sendable {
     lock.locked {
       guard !closing else { return }
       closing = true
-      if !queue.isEmpty { lock.signal() }
+      lock.signal()
     }
   }
 
@@ -75,25 +76,25 @@ final class InstallQueue: @unchecked Sendable {
     }
   }
 
+  /// The thread waits for a first item (not gathering): only then does an `add` wake it.
+  private var waiting = false
+  /// Items the group being gathered holds already.
+  private var gathered = 0
+  /// How often a gathering group takes in the items queued meanwhile.
+  static let gatherStep = 0.001
+
   private func loop() {
-    while true {
-      let batch: [Item]? = lock.locked {
-        while queue.isEmpty && !quit { lock.wait(until: nil) }
-        if queue.isEmpty { return nil }
+    while let first = take(adding: 0, until: nil) {
+      var g = Group()
+      g.writeOut(first)
+      if group {
         // Group commit: give other transfers finishing now a moment to join
-        // this group (one syncfs for all instead of one fsync each).
-        if group && !quit {
-          let until = monotonicSeconds() + gather
-          while queue.count < groupLimit && !quit && !closing && monotonicSeconds() < until {
-            lock.wait(until: until)
-          }
-        }
-        let b = Array(queue.prefix(groupLimit))
-        queue.removeFirst(b.count)
-        return b
+        // this group (one syncfs for all instead of one fsync each),
+        // writing out their held bodies meanwhile.
+        let until = monotonicSeconds() + gather
+        while g.count < groupLimit, let more = take(adding: g.count, until: until) { g.writeOut(more) }
       }
-      guard let batch else { break }
-      onDone(commit(batch))
+      onDone(g.failed + install(g.ready))
     }
     lock.locked {
       running = false
@@ -101,7 +102,58 @@ final class InstallQueue: @unchecked Sendable {
     }
   }
 
-  func commit(_ batch: [Item]) -> [Done] {
+  /// Items queued now, at most what fills a group holding `have`. With no
+  /// `until`, waits for a first one (nil when quitting). Gathering, looks
+  /// every `gatherStep` for items (so that their bodies are written out while
+  /// the group gathers, not after), and gives nil at `until`, at
+  /// `closeGroup` or at `shutdown`.
+  private func take(adding have: Int, until: Double?) -> [Item]? {
+    lock.locked {
+      if let until {
+        gathered = have
+        while queue.isEmpty && !quit && !closing && monotonicSeconds() < until {
+          lock.wait(until: min(until, monotonicSeconds() + Self.gatherStep))
+        }
+        gathered = 0
+      } else {
+        waiting = true
+        while queue.isEmpty && !quit { lock.wait(until: nil) }
+        waiting = false
+      }
+      if queue.isEmpty { return nil }
+      let b = Array(queue.prefix(groupLimit - have))
+      queue.removeFirst(b.count)
+      return b
+    }
+  }
+
+  /// A group being gathered: items whose bytes are in their files, and those whose could not be written.
+  struct Group {
+    var ready: [Item] = []
+    var failed: [Done] = []
+    var count: Int { ready.count + failed.count }
+
+    /// Bodies held in memory get their files here, on the install thread, not the transfer's.
+    mutating func writeOut(_ items: [Item]) {
+      for item in items {
+        do {
+          try item.partial.materialize()
+          ready.append(item)
+        } catch {
+          failed.append(Done(index: item.index, error: error, fact: nil))
+        }
+      }
+    }
+  }
+
+  /// Writes out, makes durable and installs `items` as one group.
+  func commit(_ items: [Item]) -> [Done] {
+    var g = Group()
+    g.writeOut(items)
+    return g.failed + install(g.ready)
+  }
+
+  private func install(_ batch: [Item]) -> [Done] {
     var done: [Done] = []
     if batch.count == 1 || !group {
       for item in batch {

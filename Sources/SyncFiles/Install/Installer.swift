@@ -18,14 +18,21 @@ internal import CLinux
 public final class PartialFile: @unchecked Sendable {
   // Handed from thread to thread (runner, transfer engine, installer), used by one at a time.
   public let destination: String
-  /// The destination's folder, shared with the other partials in it.
-  let folder: Folder
-  private var folderFD: Int32 { folder.fd }
+  /// The destination's folder, shared with the other partials in it (nil while the bytes are held).
+  private(set) var folder: Folder?
+  private var folderFD: Int32 { folder?.fd ?? -1 }
   private var fd: Int32
   private let name: String
   private let partialName: String
-  /// Bytes in the partial file.
+  /// Bytes in the partial (in the file, or held).
   public private(set) var size: Int64
+  /// A small body held in memory, no file made yet (see `init(holding:relative:capacity:)`).
+  private var held: [UInt8]?
+  /// Where the file of held bytes is to be made.
+  private let root: String
+  private let relative: String
+  /// True while the bytes are held in memory and no file exists.
+  public var isHeld: Bool { held != nil }
 
   public static func partialName(for name: String) -> String { "." + name + suffix }
   /// How every partial's name ends.
@@ -38,19 +45,44 @@ public final class PartialFile: @unchecked Sendable {
 
   /// Opens the partial for `relative` (normalized, inside `root`): appended to
   /// when `resume` and it exists, else started afresh (any stale one removed).
-  public init(root: String, relative: String, resume: Bool) throws(InstallError) {
+  public convenience init(root: String, relative: String, resume: Bool) throws(InstallError) {
+    try self.init(naming: root, relative)
+    size = try openFile(resume: resume)
+  }
+
+  /// A partial whose bytes are held in memory as they arrive and written to
+  /// its file only by `materialize` (on the install thread, as a rule): a
+  /// small body costs the transfer thread no file, no write and no journal
+  /// record (issue 15, W7). No file exists until then, so nothing is left
+  /// to resume after a kill; the transfer writes it out when it must be kept.
+  public convenience init(holding root: String, relative: String, capacity: Int) throws(InstallError) {
+    try self.init(naming: root, relative)
+    held = []
+    held?.reserveCapacity(capacity)
+  }
+
+  private init(naming root: String, _ relative: String) throws(InstallError) {
     destination = root + "/" + relative
-    let parts = relative.split(separator: "/").map(String.init)
-    guard let last = parts.last, !parts.contains(".."), !parts.contains(".") else {
+    let parts = relative.split(separator: "/")
+    guard let last = parts.last, !parts.contains(where: { $0 == ".." || $0 == "." }) else {
       throw .notNormalized(relative: relative)
     }
-    name = last
-    partialName = PartialFile.partialName(for: last)
-    var dir = try Folder.of(root: root, parts: parts.dropLast(), create: true, for: destination)
+    name = String(last)
+    partialName = PartialFile.partialName(for: name)
+    self.root = root
+    self.relative = relative
+    fd = -1
+    size = 0
+  }
+
+  /// Opens (or creates) the file in its folder; returns the bytes it holds.
+  private func openFile(resume: Bool) throws(InstallError) -> Int64 {
+    let parts = relative.split(separator: "/").dropLast().map(String.init)[...]
+    var dir = try Folder.of(root: root, parts: parts, create: true, for: destination)
     var (opened, created) = Self.openPartial(partialName, in: dir.fd, resume: resume)
     if opened < 0 && errno == ENOENT {
       // The folder held open was removed meanwhile: walked to (and made) again.
-      dir = try Folder.of(root: root, parts: parts.dropLast(), create: true, fresh: true, for: destination)
+      dir = try Folder.of(root: root, parts: parts, create: true, fresh: true, for: destination)
       (opened, created) = Self.openPartial(partialName, in: dir.fd, resume: resume)
     }
     guard opened >= 0 else {
@@ -59,7 +91,22 @@ public final class PartialFile: @unchecked Sendable {
     folder = dir
     fd = opened
     var st = stat()
-    size = created || fstat(fd, &st) != 0 ? 0 : Int64(st.st_size)
+    return created || fstat(fd, &st) != 0 ? 0 : Int64(st.st_size)
+  }
+
+  /// Writes held bytes to the partial's file, created now; nothing when the
+  /// bytes are in a file already. On failure the partial is discarded.
+  public func materialize() throws(InstallError) {
+    guard let bytes = held else { return }
+    held = nil
+    size = 0
+    do {
+      _ = try openFile(resume: false)
+      try write(bytes)
+    } catch {
+      discard()
+      throw error
+    }
   }
 
   /// The partial `name` in the folder `dir`: opened to append to when
@@ -165,6 +212,11 @@ public final class PartialFile: @unchecked Sendable {
 
   /// Appends bytes to the partial file.
   public func write(_ bytes: [UInt8]) throws(InstallError) {
+    if held != nil {
+      held?.append(contentsOf: bytes)
+      size += Int64(bytes.count)
+      return
+    }
     guard FileIO.writeAll(fd, bytes) else {
       throw .system(doing: "cannot write the partial file of", path: destination, errno: Errno(errno))
     }
@@ -175,6 +227,11 @@ public final class PartialFile: @unchecked Sendable {
   /// bytes the kernel is asked to start writing them to disk, so the disk
   /// works while the network does and the fsync at commit finds little left.
   public func write(_ buffer: UnsafeRawBufferPointer) throws(InstallError) {
+    if held != nil {
+      held?.append(contentsOf: buffer)
+      size += Int64(buffer.count)
+      return
+    }
     guard FileIO.writeAll(fd, buffer) else {
       throw .system(doing: "cannot write the partial file of", path: destination, errno: Errno(errno))
     }
@@ -202,6 +259,7 @@ public final class PartialFile: @unchecked Sendable {
   /// the file system shares extents, else a copy in the kernel, else read
   /// and write. The caller commits it as any partial.
   public func fill(from source: String) throws(InstallError) -> FillMethod {
+    try materialize()
     let src = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
     guard src >= 0 else {
       throw .system(doing: "cannot read", path: source, errno: Errno(errno), detail: " to copy it")
@@ -266,6 +324,7 @@ public final class PartialFile: @unchecked Sendable {
 
   /// Makes the partial's bytes durable (step 1 of `commit`). A failure discards it.
   public func flush() throws(InstallError) {
+    try materialize()
     try Syscall.check({ fsync(fd) }) { e in
       discard()
       return InstallError.system(
@@ -277,6 +336,7 @@ public final class PartialFile: @unchecked Sendable {
   /// `commit`, after its bytes are durable). Refuses to replace anything but a
   /// regular file; a symlink at the destination is replaced, never followed.
   public func install(mode: UInt32?) throws(InstallError) {
+    try materialize()
     var st = stat()
     if fstatat(folderFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 {
       let kind = st.st_mode & S_IFMT
@@ -319,7 +379,7 @@ public final class PartialFile: @unchecked Sendable {
     public var folder: UInt64
   }
   /// Examined once for all the partials of the folder.
-  public var placement: Placement { folder.placement }
+  public var placement: Placement { folder?.placement ?? Placement(device: 0, folder: 0) }
 
   /// Flushes the whole file system holding this partial (`syncfs`): one call
   /// makes every partial on it durable. True on success.
@@ -330,6 +390,7 @@ public final class PartialFile: @unchecked Sendable {
   /// nil once the partial is closed, or when no descriptor is left.
   public var reader: FileReader? {
     if let madeReader { return madeReader }
+    if held != nil { return nil }
     madeReader = fd >= 0 ? FileReader(duplicating: fd) : nil
     return madeReader
   }
@@ -346,6 +407,7 @@ public final class PartialFile: @unchecked Sendable {
 
   private func positional() throws(InstallError) -> Int32 {
     if positionalFD >= 0 { return positionalFD }
+    try materialize()
     positionalFD = openat(folderFD, partialName, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
     guard positionalFD >= 0 else {
       throw .system(doing: "cannot open the partial file of", path: destination, errno: Errno(errno))
@@ -396,6 +458,11 @@ public final class PartialFile: @unchecked Sendable {
   /// Cuts the partial back to `length` bytes (what one stream can continue
   /// from a segmented partial: its held prefix).
   public func truncate(to length: Int64) throws(InstallError) {
+    if held != nil {
+      held?.removeLast(Int(max(0, size - length)))
+      size = min(size, length)
+      return
+    }
     try Syscall.check({ ftruncate(fd, off_t(length)) }) { e in
       InstallError.system(doing: "cannot truncate the partial file of", path: destination, errno: e)
     }
@@ -433,6 +500,12 @@ public final class PartialFile: @unchecked Sendable {
 
   /// Removes the partial file.
   public func discard() {
+    if held != nil {
+      // No file was made: there is nothing to remove.
+      held = nil
+      size = 0
+      return
+    }
     closePositional()
     madeReader = nil
     if fd >= 0 {

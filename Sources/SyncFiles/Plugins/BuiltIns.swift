@@ -27,6 +27,9 @@ public struct SizeVerifier: VerifierPlugin {
 
   public init() {}
 
+  /// It reads the size and digest taken as the bytes arrived, not the file.
+  public var readsFile: Bool { false }
+
   public func applies(to entry: FileEntry) -> Bool { true }
 
   public func verify(_ input: VerifyInput) -> VerifyVerdict {
@@ -48,6 +51,9 @@ public struct SHA256Verifier: VerifierPlugin {
     summary: "the entry's sha256, hashed while the bytes arrive")
 
   public init() {}
+
+  /// It reads the size and digest taken as the bytes arrived, not the file.
+  public var readsFile: Bool { false }
 
   public func applies(to entry: FileEntry) -> Bool { entry.sha256 != nil }
 

@@ -102,6 +102,14 @@ public protocol VerifierPlugin: Sendable {
   /// Built-ins apply by the entry's own keys (`sha256:`); named verifiers when listed in `verify:`.
   func applies(to entry: FileEntry) -> Bool
   func verify(_ input: VerifyInput) -> VerifyVerdict
+  /// Whether `verify` reads the file at `input.path`. True unless the
+  /// verifier says otherwise: only then may a small body stay in memory
+  /// until its install (`TransferSpec.mayHoldBody`).
+  var readsFile: Bool { get }
+}
+
+extension VerifierPlugin {
+  public var readsFile: Bool { true }
 }
 
 // MARK: - Hooks

@@ -51,6 +51,13 @@ final class Transfer {
   var remaining: Int64 { rangeEnd - next }
   /// When this range's first body byte was written (segmented transfers).
   var firstByteAt: Double?
+  /// When the body held in memory began (its partial `isHeld`).
+  var heldSince = 0.0
+  /// The largest body held in memory: what the hasher hashes inline.
+  static let holdLimit = SHA256Hasher.defaultInlineLimit
+  /// How long a body is held before it is written out: a kill loses no more
+  /// than this much of a slow body's progress.
+  static let holdSeconds = 0.1
 
   /// This range's pace so far; nil until it has run for 0.1 s.
   func bytesPerSecond(now: Double = monotonicSeconds()) -> Double? {
@@ -75,7 +82,11 @@ final class Transfer {
   }
 
   func result(_ outcome: TransferOutcome) -> TransferResult {
-    TransferResult(
+    if let p = partial, p.isHeld, p.size > 0, outcome.keepsPartial {
+      // Bytes a later try or run may resume from: in a file, journaled.
+      do { try writeOut(p) } catch { p.discard() }
+    }
+    return TransferResult(
       id: spec.id, outcome: outcome, status: status, received: received, resumedFrom: resumedFrom, head: head,
       validators: validators, partial: partial, hasher: spec.hasher, notes: notes)
   }
@@ -128,17 +139,8 @@ final class Transfer {
       offset = cr.start
       total = cr.total
     } else {
-      // A whole body: what the partial held (if anything) is of no use now.
       do {
-        if let p = partial {
-          if p.size > 0 {
-            try p.truncate()
-            spec.hasher.reset()
-            restarted = true
-          }
-        } else {
-          partial = try PartialFile(root: spec.root, relative: spec.relative, resume: false)
-        }
+        restarted = try startWholeBody(length: length)
       } catch {
         failure = .failed(.partialFile(error))
         return false
@@ -155,10 +157,38 @@ final class Transfer {
     let chunked = header(.transferEncoding)?.lowercased().contains("chunked") ?? false
     h.lengthUnknown = !spec.isFile && http1 && length == nil && !chunked
     head = h
-    spec.onBody(h)
+    // A held body is journaled when it is written out, if it ever is before its install.
+    if partial?.isHeld != true { spec.onBody(h) }
     writing = true
     if !h.lengthUnknown && offset == 0 { engine.considerSegments(self, total: total) }
     return failure == nil
+  }
+
+  /// A whole body (not a resume): what the partial held, if anything, is of
+  /// no use now (true: bytes were dropped). With no partial yet, a small
+  /// body of known length is held in memory until it completes, unless a
+  /// verifier must read its file.
+  func startWholeBody(length: Int64?) throws(InstallError) -> Bool {
+    if let p = partial {
+      guard p.size > 0 else { return false }
+      try p.truncate()
+      spec.hasher.reset()
+      return true
+    }
+    if spec.mayHoldBody, !spec.isFile, status == 200, let length, length <= Self.holdLimit {
+      partial = try PartialFile(holding: spec.root, relative: spec.relative, capacity: Int(length))
+      heldSince = monotonicSeconds()
+    } else {
+      partial = try PartialFile(root: spec.root, relative: spec.relative, resume: false)
+    }
+    return false
+  }
+
+  /// A held body goes to its file: journaled first, as every partial is
+  /// before it holds a byte of its version.
+  func writeOut(_ p: PartialFile) throws(InstallError) {
+    if let head { spec.onBody(head) }
+    try p.materialize()
   }
 
   /// Body bytes: counted, capped by max_bytes, hashed and appended to the partial.
@@ -177,6 +207,9 @@ final class Transfer {
     }
     let at = p.size
     do {
+      if p.isHeld && (at + Int64(buffer.count) > Self.holdLimit || monotonicSeconds() - heldSince > Self.holdSeconds) {
+        try writeOut(p)
+      }
       try p.write(buffer)
     } catch {
       failure = .failed(.partialFile(error))

@@ -31,6 +31,16 @@ public enum TransferOutcome: Sendable, Equatable {
 }
 
 extension TransferOutcome {
+  /// Ends after which the partial's bytes may be resumed: a stop, or a
+  /// failure another try may get past.
+  var keepsPartial: Bool {
+    switch self {
+    case .stopped: return true
+    case .failed(let e): return e.isRetryable
+    default: return false
+    }
+  }
+
   /// An HTTP status worth another try: timeout, too many requests, server errors.
   public static func isTransient(status: Int) -> Bool { status == 408 || status == 429 || status >= 500 }
 

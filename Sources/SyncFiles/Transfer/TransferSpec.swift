@@ -42,6 +42,10 @@ public struct TransferSpec: @unchecked Sendable {
   /// (and the whole size), before the first range lands and as they grow.
   /// Nil ranges: the partial is one stream again (its held prefix).
   public var onRanges: (@Sendable (ByteRanges?, Int64) -> Void)?
+  /// A small whole body may be held in memory until it completes
+  /// (`PartialFile.init(holding:relative:capacity:)`): false when a verifier
+  /// reads the partial's file before the install.
+  public var mayHoldBody = false
 
   public init(
     id: String, url: String, headers: [String], scheme: String, root: String, relative: String,

@@ -116,7 +116,7 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
     let other = try PartialFile(root: root, relative: "elsewhere/c.bin", resume: false)
     #expect(a?.folder === b?.folder)
     #expect(a?.folder !== other.folder)
-    let fd = try #require(a?.folder.fd)
+    let fd = try #require(a?.folder?.fd)
     let folder = try #require(
       realpath(root + "/shared", nil).map { p in
         defer { free(p) }; return String(cString: p)
@@ -144,5 +144,50 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
     try second.commit(mode: nil)
     #expect(read(root + "/gone/b.bin") == "here")
     withExtendedLifetime(first) {}
+  }
+
+  /// A small body held in memory makes no file (and no folder) until it is
+  /// written out or installed; then the file holds exactly its bytes.
+  @Test func aHeldBodyMakesNoFileUntilItIsWrittenOutOrInstalled() throws {
+    let p = try PartialFile(holding: root, relative: "new/held.txt", capacity: 16)
+    try put(p, "held ")
+    try put(p, "bytes")
+    #expect(p.isHeld && p.size == 10)
+    #expect(!FileManager.default.fileExists(atPath: root + "/new"))
+    try p.materialize()
+    #expect(!p.isHeld && p.size == 10)
+    #expect(read(root + "/new/.held.txt.syncfiles-partial") == "held bytes")
+    try put(p, "!")
+    try p.commit(mode: nil)
+    #expect(read(root + "/new/held.txt") == "held bytes!")
+
+    let q = try PartialFile(holding: root, relative: "new/q.txt", capacity: 4)
+    try put(q, "abcd")
+    try q.truncate(to: 1)
+    try q.commit(mode: 0o600)
+    #expect(read(root + "/new/q.txt") == "a")
+    #expect(!FileManager.default.fileExists(atPath: root + "/new/.q.txt.syncfiles-partial"))
+  }
+
+  /// Discarding a held body removes nothing; a held body whose file cannot be
+  /// made fails at its install, naming the way it could not take.
+  @Test func aHeldBodyThatCannotBeWrittenFailsAtItsInstall() throws {
+    let p = try PartialFile(holding: root, relative: "d/x.txt", capacity: 1)
+    try put(p, "x")
+    p.discard()
+    #expect(!p.isHeld && p.size == 0)
+    #expect(!FileManager.default.fileExists(atPath: root + "/d"))
+
+    write("a file where a folder must go", to: root + "/blocked")
+    let q = try PartialFile(holding: root, relative: "blocked/y.txt", capacity: 1)
+    try put(q, "y")
+    #expect {
+      try q.commit(mode: nil)
+    } throws: { error in
+      guard case .unsafeFolder(let component, let destination)? = error as? InstallError else { return false }
+      return component == "blocked" && destination == root + "/blocked/y.txt"
+    }
+    #expect(!q.isHeld)
+    #expect(read(root + "/blocked") == "a file where a folder must go")
   }
 }

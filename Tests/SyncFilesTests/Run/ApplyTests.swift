@@ -36,6 +36,22 @@ import Testing
     #expect(reqs[0].headers["accept-encoding"] == "identity")
   }
 
+  /// A small body is held in memory until it completes (issue 15, W7): no
+  /// partial file and no journal record of one before its install, so the
+  /// task's only record is its outcome (before: a partial record, then it).
+  @Test func aSmallBodyIsJournaledOnceWithItsOutcome() throws {
+    let a = testBytes(20_000, seed: 40)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"h\""]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin}"])
+    let r = try apply()
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    #expect(out("a.bin") == a)
+    let journal = (try? String(contentsOfFile: dir + "/state/journal", encoding: .utf8)) ?? ""
+    let records = journal.split(separator: "\n").filter { $0.contains("\"id\":\"m/a\"") }
+    #expect(records.count == 1 && !records[0].contains("\"partial\""), "\(records)")
+  }
+
   @Test func resumesAfterTheConnectionDropsWithRangeAndIfRange() throws {
     let a = testBytes(300_000, seed: 2)
     server.put("a.bin", a)
@@ -408,6 +424,7 @@ import Testing
       #!/bin/sh
       req=$(cat)
       echo "$req" > \(dir)/verify-request.json
+      wc -c < \(dir)/out/.a.bin.syncfiles-partial > \(dir)/verify-saw-bytes
       case "$req" in *'"reject":true'*) echo "signature does not match" >&2; exit 1;; esac
       exit 0
       """, to: plugins + "/syncfiles-verify-sig")
@@ -422,6 +439,9 @@ import Testing
     let request = (try? String(contentsOfFile: dir + "/verify-request.json", encoding: .utf8)) ?? ""
     #expect(request.contains("\"path\":\"\(dir)/out/.a.bin.syncfiles-partial\""), "\(request)")
     #expect(request.contains("\"protocol\":1"))
+    // A verifier that reads the file finds every byte in it: such a body is never held in memory.
+    let saw = (try? String(contentsOfFile: dir + "/verify-saw-bytes", encoding: .utf8)) ?? ""
+    #expect(saw.trimmingCharacters(in: .whitespacesAndNewlines) == "2000", "\(saw)")
 
     server.put("a.bin", testBytes(2000, seed: 24))
     server.routes(["/a.bin": ["file": "a.bin", "etag": "\"2\""]])
