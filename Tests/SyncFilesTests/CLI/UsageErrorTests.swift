@@ -37,4 +37,20 @@ import Testing
     #expect(r.stderr.contains("m.yaml:4:10: error: duplicate id 'a'"), "\(r.stderr)")
     #expect(r.stderr.contains("m.yaml:4:") && r.stderr.contains("'../escape'"), "\(r.stderr)")
   }
+
+  /// A subcommand parses its own arguments first (`parseCommand`); anything
+  /// it rejects is parsed again from the root, so help and usage errors
+  /// name the whole command and keep their exit codes.
+  @Test func aSubcommandsUsageAndHelpNameTheWholeCommand() throws {
+    let bad = try run(["apply", "--no-such-option", "m.yaml"], cwd: packageRoot)
+    #expect(bad.status == 2)
+    #expect(bad.stderr.contains("Unknown option '--no-such-option'"), "\(bad.stderr)")
+    #expect(bad.stderr.contains("Usage: syncfiles apply [<options>] <paths> ..."), "\(bad.stderr)")
+    let help = try run(["status", "--help"], cwd: packageRoot)
+    #expect(help.status == 0 && help.stdout.contains("USAGE: syncfiles status"), "\(help.stdout)")
+    let version = try run(["plan", "--version"], cwd: packageRoot)
+    #expect(version.status == 0 && version.stdout.hasPrefix("syncfiles "), "\(version.stdout) \(version.stderr)")
+    let ok = try run(["validate", "Examples/quickstart"], cwd: packageRoot)
+    #expect(ok.status == 0, "\(ok.stderr)")
+  }
 }
