@@ -190,4 +190,24 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
     #expect(!q.isHeld)
     #expect(read(root + "/blocked") == "a file where a folder must go")
   }
+
+  /// A partial is named after its destination's last component, found byte
+  /// by byte for a plain path and by splitting for any other; a path with a
+  /// `.` or `..` component is refused before anything is made.
+  @Test func aPartialIsNamedAfterTheLastComponentOfItsDestination() throws {
+    for (relative, file) in [("p/q/plain.bin", "p/q/plain.bin"), ("p//twice.bin", "p/twice.bin")] {
+      let p = try PartialFile(holding: root, relative: relative, capacity: 4)
+      try put(p, "abc")
+      try p.materialize()
+      let folder = Paths.folder(of: root + "/" + file)
+      #expect(read(folder + "/." + Paths.fileName(of: file) + ".syncfiles-partial") == "abc", "\(relative)")
+      try p.commit(mode: nil)
+      #expect(read(root + "/" + file) == "abc", "\(relative)")
+    }
+    for relative in ["p/../escape.bin", "./here.bin", "p/..", ""] {
+      #expect(throws: InstallError.self, "\(relative)") {
+        _ = try PartialFile(holding: root, relative: relative, capacity: 4)
+      }
+    }
+  }
 }
