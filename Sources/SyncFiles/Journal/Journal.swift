@@ -267,6 +267,12 @@ public final class JournalWriter {
     if contents.damagedInside > 0 || contents.headerDamaged { try compact() }
   }
 
+  /// Room for `count` tasks' states before the run's records come: on a
+  /// first run the table doubled as they came, on the runner's thread.
+  public func reserveStates(_ count: Int) {
+    contents.tasks.reserveCapacity(count)
+  }
+
   /// The journal's contents and its size: a settled prefetch's decoding when
   /// the file is unchanged since (not read again), else the file's bytes,
   /// decoded here unless the prefetch read exactly them.

@@ -20,6 +20,7 @@ public final class ApplySession {
     manifests: [Manifest], journalPath: String, plan options: PlanOptions, prefetched: JournalPrefetch? = nil
   ) throws(JournalError) {
     let writer = try JournalWriter(path: journalPath, prefetched: prefetched)
+    writer.reserveStates(manifests.reduce(0) { $0 + $1.files.count })
     self.manifests = manifests
     recovered = writer.recovered
     journal = SessionJournal(writer)
