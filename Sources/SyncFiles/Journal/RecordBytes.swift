@@ -10,46 +10,60 @@
 /// types, no white space, no `\u` escape, no segmented ranges). Anything
 /// else returns nil, and the general JSON parser reads the record.
 extension TaskState {
-  /// The record, byte for byte as `json.bytes()` writes it.
+  /// The record, byte for byte as `json.bytes()` writes it, written
+  /// through a cursor into room sized for it beforehand.
   func recordBytes() -> [UInt8] {
     if partial?.ranges != nil { return json.bytes() }  // rare: segmented partials take the tree
-    var w = RecordWriter()
-    w.out.reserveCapacity(400)
-    w.out += UnsafeBufferPointer(start: Self.recordStart.utf8Start, count: Self.recordStart.utf8CodeUnitCount)
-    JSONValue.writeString(id, to: &w.out)
-    w.string("fp", fingerprint)
-    w.time("last_check", lastCheck)
-    w.time("last_success", lastSuccess)
-    w.string("outcome", lastOutcome?.rawValue)
-    w.string("error", lastError)
-    w.int("bytes", lastBytes)
-    w.int("http_status", httpStatus.map { Int64($0) })
-    if let i = installed {
-      w.out += #","installed":{"size":"#.utf8
-      JSONValue.writeInt(i.size, to: &w.out)
-      w.int("mtime_ns", i.mtimeNs)
-      w.string("etag", i.etag)
-      w.string("last_modified", i.lastModified)
-      w.string("sha256", i.sha256)
-      w.flag("lm_strong", i.dateIsStrong)
-      w.out.append(UInt8(ascii: "}"))
+    return [UInt8](unsafeUninitializedCapacity: recordRoom) { room, count in
+      var w = RecordWriter(out: ByteCursor(room))
+      w.out.put(Self.recordStart)
+      JSONValue.writeString(id, to: &w.out)
+      w.string("fp", fingerprint)
+      w.time("last_check", lastCheck)
+      w.time("last_success", lastSuccess)
+      w.string("outcome", lastOutcome?.rawValue)
+      w.string("error", lastError)
+      w.int("bytes", lastBytes)
+      w.int("http_status", httpStatus.map { Int64($0) })
+      if let i = installed {
+        w.out.put(#","installed":{"size":"#)
+        JSONValue.writeInt(i.size, to: &w.out)
+        w.int("mtime_ns", i.mtimeNs)
+        w.string("etag", i.etag)
+        w.string("last_modified", i.lastModified)
+        w.string("sha256", i.sha256)
+        w.flag("lm_strong", i.dateIsStrong)
+        w.out.put(UInt8(ascii: "}"))
+      }
+      if let p = partial {
+        w.out.put(#","partial":{"path":"#)
+        JSONValue.writeString(p.path, to: &w.out)
+        w.int("offset", p.offset)
+        w.int("total", p.totalBytes)
+        w.string("etag", p.etag)
+        w.string("last_modified", p.lastModified)
+        w.flag("lm_strong", p.dateIsStrong)
+        w.out.put(UInt8(ascii: "}"))
+      }
+      w.int("failures", failures > 0 ? Int64(failures) : nil)
+      w.time("backoff_until", backoffUntil)
+      w.flag("on_change_pending", changeHookPending)
+      w.flag("on_complete_pending", completeHookPending)
+      w.out.put(UInt8(ascii: "}"))
+      count = w.out.count
     }
-    if let p = partial {
-      w.out += #","partial":{"path":"#.utf8
-      JSONValue.writeString(p.path, to: &w.out)
-      w.int("offset", p.offset)
-      w.int("total", p.totalBytes)
-      w.string("etag", p.etag)
-      w.string("last_modified", p.lastModified)
-      w.flag("lm_strong", p.dateIsStrong)
-      w.out.append(UInt8(ascii: "}"))
-    }
-    w.int("failures", failures > 0 ? Int64(failures) : nil)
-    w.time("backoff_until", backoffUntil)
-    w.flag("on_change_pending", changeHookPending)
-    w.flag("on_complete_pending", completeHookPending)
-    w.out.append(UInt8(ascii: "}"))
-    return w.out
+  }
+
+  /// Room for any record `recordBytes` writes: its keys and punctuation (under
+  /// 400 bytes), each string escaped at worst (six bytes for one: `\u0001`)
+  /// and quoted, 21 bytes for each number and 40 for each time.
+  var recordRoom: Int {
+    func room(_ s: String?) -> Int { 6 * (s?.utf8.count ?? 0) + 2 }
+    let strings =
+      room(id) + room(fingerprint) + room(lastOutcome?.rawValue) + room(lastError) + room(installed?.etag)
+      + room(installed?.lastModified) + room(installed?.sha256) + room(partial?.path) + room(partial?.etag)
+      + room(partial?.lastModified)
+    return 512 + strings + 8 * 21 + 3 * 40
   }
 
   /// How every record the writer makes begins; its id follows.
@@ -78,23 +92,23 @@ extension TaskState {
 
 /// Appends `,"key":value` for the values that are present.
 private struct RecordWriter {
-  var out: [UInt8] = []
+  var out: ByteCursor
 
   mutating func name(_ k: StaticString) {
-    out.append(UInt8(ascii: ","))
-    out.append(UInt8(ascii: "\""))
-    out.append(contentsOf: UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount))
-    out.append(UInt8(ascii: "\""))
-    out.append(UInt8(ascii: ":"))
+    out.put(UInt8(ascii: ","))
+    out.put(UInt8(ascii: "\""))
+    out.put(k)
+    out.put(UInt8(ascii: "\""))
+    out.put(UInt8(ascii: ":"))
   }
 
   /// A time as `json` writes it: its RFC 3339 text, which never needs an escape.
   mutating func time(_ k: StaticString, _ v: Timestamp?) {
     guard let v else { return }
     name(k)
-    out.append(UInt8(ascii: "\""))
+    out.put(UInt8(ascii: "\""))
     v.appendRFC3339(to: &out)
-    out.append(UInt8(ascii: "\""))
+    out.put(UInt8(ascii: "\""))
   }
 
   mutating func string(_ k: StaticString, _ v: String?) {
@@ -113,7 +127,7 @@ private struct RecordWriter {
   mutating func flag(_ k: StaticString, _ v: Bool) {
     guard v else { return }
     name(k)
-    out += "true".utf8
+    out.put("true")
   }
 }
 

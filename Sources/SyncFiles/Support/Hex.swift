@@ -2,10 +2,10 @@
 /// the journal's CRCs).
 enum Hex {
   /// The last `digits` hex digits of `value`, most significant first.
-  static func append(_ value: UInt64, digits: Int, to out: inout [UInt8]) {
+  static func append<S: ByteSink>(_ value: UInt64, digits: Int, to out: inout S) {
     for i in stride(from: digits - 1, through: 0, by: -1) {
       let d = UInt8((value >> UInt64(4 * i)) & 0xF)
-      out.append(d < 10 ? 0x30 + d : 0x57 + d)
+      out.put(d < 10 ? 0x30 + d : 0x57 + d)
     }
   }
 }

@@ -79,74 +79,92 @@ public enum JSONValue: Sendable, Hashable {
   }
 
   /// Decimal digits without a String in between (journal records are mostly numbers and short strings).
-  static func writeInt(_ v: Int64, to out: inout [UInt8]) {
-    if v < 0 { out.append(UInt8(ascii: "-")) }
+  static func writeInt<S: ByteSink>(_ v: Int64, to out: inout S) {
+    if v < 0 { out.put(UInt8(ascii: "-")) }
     var m = v.magnitude
     var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: room for 20 digits
-    var n = 0
     withUnsafeMutableBytes(of: &digits) { d in
+      // Filled from the end, so the digits are handed over in one piece.
+      var k = d.count
       repeat {
-        d[n] = UInt8(ascii: "0") + UInt8(m % 10)
+        k -= 1
+        d[k] = UInt8(ascii: "0") + UInt8(m % 10)
         m /= 10
-        n += 1
       } while m > 0
-      for k in stride(from: n - 1, through: 0, by: -1) { out.append(d[k]) }
+      out.put(UnsafeBufferPointer(rebasing: d.bindMemory(to: UInt8.self)[k...]))
     }
   }
 
   /// A backslash and `c`.
-  private static func escaped(_ c: UInt8, to out: inout [UInt8]) {
-    out.append(0x5C)
-    out.append(c)
+  private static func escaped<S: ByteSink>(_ c: UInt8, to out: inout S) {
+    out.put(0x5C)
+    out.put(c)
   }
 
   /// `\u` and four lower-case hex digits.
-  private static func unicodeEscape(_ v: UInt32, to out: inout [UInt8]) {
+  private static func unicodeEscape<S: ByteSink>(_ v: UInt32, to out: inout S) {
     escaped(UInt8(ascii: "u"), to: &out)
     Hex.append(UInt64(v), digits: 4, to: &out)
   }
 
-  static func writeString(_ s: String, to out: inout [UInt8]) {
-    out.append(UInt8(ascii: "\""))
+  /// Whether one of the eight bytes in `w` is not plain ASCII: below 0x20,
+  /// a quote, a backslash, DEL, or 0x80 and above (0xE2 may begin U+2028).
+  /// `(x - n × ones) & ~x & high` is non-zero when a byte of `x` (all below
+  /// 0x80) is below `n`; a byte equal to `c` is a zero byte of `x ^ c × ones`.
+  @inline(__always) static func anyNeedsLook(_ w: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    @inline(__always) func below(_ x: UInt64, _ n: UInt64) -> Bool { (x &- ones &* n) & ~x & high != 0 }
+    return w & high != 0 || below(w, 0x20) || below(w ^ (ones &* 0x22), 1) || below(w ^ (ones &* 0x5C), 1)
+      || below(w ^ (ones &* 0x7F), 1)
+  }
+
+  static func writeString<S: ByteSink>(_ s: String, to out: inout S) {
+    out.put(UInt8(ascii: "\""))
     // Most strings (ids, paths, URLs, dates) need no escape: copied whole.
-    // U+2028 and U+2029 begin with the byte 0xE2, so that byte takes the slow way.
-    func plain(_ b: UInt8) -> Bool { b >= 0x20 && b != 0x22 && b != 0x5C && b != 0x7F && b != 0xE2 }
-    let copied = s.utf8.withContiguousStorageIfAvailable { u -> Bool in
-      guard u.allSatisfy(plain) else { return false }
-      out.append(contentsOf: u)
-      return true
-    }
-    if copied
-      ?? (s.utf8.allSatisfy(plain)
-        && {
-          out += s.utf8; return true
-        }())
-    {
-      out.append(UInt8(ascii: "\""))
-      return
-    }
-    // Byte by byte, with no text made per character (an ETag's quotes
+    // Any other is copied in the runs between its escapes (an ETag's quotes
     // brought every journal record here: issue 15, W4).
     var s = s
     s.withUTF8 { u in
+      var run = 0  // where the bytes not yet handed over begin
       var k = 0
       while k < u.count {
+        // Eight plain ASCII bytes at a time (a digest, a path) before looking at one.
+        if u.count - k >= 8,
+          !Self.anyNeedsLook(UInt64(littleEndian: UnsafeRawPointer(u.baseAddress! + k).loadUnaligned(as: UInt64.self)))
+        {
+          k += 8
+          continue
+        }
         let b = u[k]
-        k += 1
+        // U+2028 and U+2029 begin with the byte 0xE2, so that byte is looked at.
+        if b >= 0x20 && b != 0x22 && b != 0x5C && b != 0x7F && b != 0xE2 {
+          k += 1
+          continue
+        }
+        let isLineSeparator = b == 0xE2 && k + 2 < u.count && u[k + 1] == 0x80 && (u[k + 2] == 0xA8 || u[k + 2] == 0xA9)
+        if b == 0xE2 && !isLineSeparator {
+          k += 1
+          continue
+        }
+        out.put(UnsafeBufferPointer(rebasing: u[run..<k]))
         switch b {
         case 0x22, 0x5C: escaped(b, to: &out)
         case 0x0A: escaped(UInt8(ascii: "n"), to: &out)
         case 0x0D: escaped(UInt8(ascii: "r"), to: &out)
         case 0x09: escaped(UInt8(ascii: "t"), to: &out)
-        case 0..<0x20, 0x7F: unicodeEscape(UInt32(b), to: &out)
-        case 0xE2 where k + 1 < u.count && u[k] == 0x80 && (u[k + 1] == 0xA8 || u[k + 1] == 0xA9):
+        case 0xE2:
           // U+2028 and U+2029: valid JSON, but not inside JavaScript strings.
-          unicodeEscape(u[k + 1] == 0xA8 ? 0x2028 : 0x2029, to: &out)
+          unicodeEscape(u[k + 2] == 0xA8 ? 0x2028 : 0x2029, to: &out)
           k += 2
-        default: out.append(b)
+        default: unicodeEscape(UInt32(b), to: &out)  // the other controls and DEL
         }
+        k += 1
+        run = k
       }
+      out.put(UnsafeBufferPointer(rebasing: u[run..<u.count]))
     }
-    out.append(UInt8(ascii: "\""))
+    out.put(UInt8(ascii: "\""))
   }
+
 }

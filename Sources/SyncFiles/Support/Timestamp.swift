@@ -31,26 +31,33 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
   }
 
   /// `rfc3339`'s bytes, appended (the journal writes a few per record).
-  func appendRFC3339(to out: inout [UInt8]) {
+  func appendRFC3339<S: ByteSink>(to out: inout S) {
     let c = civil
-    // Digits by hand; a year outside 0...9999 as Swift prints it.
-    func two(_ v: Int, then sep: UInt8) {
-      out.append(UInt8(ascii: "0") + UInt8(v / 10))
-      out.append(UInt8(ascii: "0") + UInt8(v % 10))
-      out.append(sep)
+    // Digits by hand into 20 bytes on the stack, handed over in one piece.
+    var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    withUnsafeMutableBytes(of: &bytes) { b in
+      func two(_ v: Int, at n: Int, then sep: UInt8) {
+        b[n] = UInt8(ascii: "0") + UInt8(v / 10)
+        b[n + 1] = UInt8(ascii: "0") + UInt8(v % 10)
+        b[n + 2] = sep
+      }
+      let inRange = (0...9999).contains(c.year)
+      if inRange {
+        two(c.year / 100, at: 0, then: 0)
+        two(c.year % 100, at: 2, then: UInt8(ascii: "-"))
+      } else {
+        // A year outside 0...9999 as Swift prints it.
+        var year = "\(c.year)"
+        year.withUTF8 { out.put($0) }
+        b[4] = UInt8(ascii: "-")
+      }
+      two(c.month, at: 5, then: UInt8(ascii: "-"))
+      two(c.day, at: 8, then: UInt8(ascii: "T"))
+      two(c.hour, at: 11, then: UInt8(ascii: ":"))
+      two(c.minute, at: 14, then: UInt8(ascii: ":"))
+      two(c.second, at: 17, then: UInt8(ascii: "Z"))
+      out.put(UnsafeBufferPointer(rebasing: b.bindMemory(to: UInt8.self)[(inRange ? 0 : 4)..<20]))
     }
-    if (0...9999).contains(c.year) {
-      out.append(UInt8(ascii: "0") + UInt8(c.year / 1000))
-      out.append(UInt8(ascii: "0") + UInt8(c.year / 100 % 10))
-      two(c.year % 100, then: UInt8(ascii: "-"))
-    } else {
-      out += "\(c.year)-".utf8
-    }
-    two(c.month, then: UInt8(ascii: "-"))
-    two(c.day, then: UInt8(ascii: "T"))
-    two(c.hour, then: UInt8(ascii: ":"))
-    two(c.minute, then: UInt8(ascii: ":"))
-    two(c.second, then: UInt8(ascii: "Z"))
   }
 
   public struct Civil: Sendable, Hashable {

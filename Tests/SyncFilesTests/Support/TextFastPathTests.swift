@@ -30,6 +30,10 @@ import Testing
     #expect(Timestamp(seconds: 0).rfc3339 == "1970-01-01T00:00:00Z")
     #expect(Timestamp(year: 2026, month: 3, day: 4, hour: 5, minute: 6, second: 7).rfc3339 == "2026-03-04T05:06:07Z")
     #expect(Timestamp.parseRFC3339("2026-03-04t05:06:07+01:30")?.rfc3339 == "2026-03-04T03:36:07Z")
+    // Years outside 0...9999 as Swift prints them, the rest as always.
+    #expect(Timestamp(seconds: 253_402_300_800).rfc3339 == "10000-01-01T00:00:00Z")
+    #expect(Timestamp(seconds: -62_167_219_201).rfc3339 == "-1-12-31T23:59:59Z")
+    #expect(Timestamp(seconds: -62_135_596_800).rfc3339 == "0001-01-01T00:00:00Z")
   }
 
   @Test func jsonNumbersAndStringsTakeTheShortWayCorrectly() throws {
@@ -44,9 +48,16 @@ import Testing
     #expect(JSONValue.string("line\u{2028}sep\u{7F}").serialized() == #""line\u2028sep\u007f""#)
     // The escaping way, byte by byte (an ETag's quotes take it), against the
     // rule character by character: other 0xE2 characters pass as they are.
+    // Each character that takes an escape (or a look: 0xE2, any byte past
+    // 0x7F) at every offset around the eight bytes scanned at a time.
+    let awkward = ["\"", "\\", "\n", "\u{1}", "\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}", "\u{2027}", "é", "🎉"]
+    let shifted = awkward.flatMap { c in
+      (0..<18).map { k in String(repeating: "a", count: k) + c + String(repeating: "0123456789abcdef", count: 2) }
+    }
     for s in [
       #""6543a1b2-4000""#, "W/\"x\"", "a\\b\n\r\t\u{1}\u{1F}\u{7F}", "€ \u{2029} \u{2027} 🎉\"", "\u{E2}\"", "\"",
-    ] {
+      String(repeating: "f", count: 64), "",
+    ] + shifted {
       var expected = "\""
       for c in s.unicodeScalars {
         switch c {
@@ -62,6 +73,13 @@ import Testing
         }
       }
       #expect(JSONValue.string(s).serialized() == expected + "\"", "\(s)")
+      // Through a cursor into room sized beforehand, the same bytes.
+      let viaCursor = [UInt8](unsafeUninitializedCapacity: 6 * s.utf8.count + 2) { room, count in
+        var cursor = ByteCursor(room)
+        JSONValue.writeString(s, to: &cursor)
+        count = cursor.count
+      }
+      #expect(String(decoding: viaCursor, as: UTF8.self) == expected + "\"", "\(s)")
       #expect(try JSONValue.parse(JSONValue.string(s).serialized()) == .string(s))
     }
     #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse("\"a\u{1}b\"") }
