@@ -9,6 +9,11 @@ import SyncFiles
 struct Main {
   static func main() async {
     do {
+      // `apply PATH...`, as cron and systemd run it, without argument-parser.
+      if let plain = ApplySettings.plain(Array(CommandLine.arguments.dropFirst())) {
+        try plain.validate()
+        return try plain.run()
+      }
       var command = try SyncFilesCommand.parseCommand()
       if var asyncCommand = command as? AsyncParsableCommand {
         try await asyncCommand.run()

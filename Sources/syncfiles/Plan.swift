@@ -46,14 +46,14 @@ struct Plan: ParsableCommand {
 
   func run() throws {
     try PlanOutput.run(
-      paths: paths, session: session, options: PlanOptions(force: force, only: only), remote: remote,
+      paths: paths, session: session.settings, options: PlanOptions(force: force, only: only), remote: remote,
       verbose: verbose, horizon: horizon.flatMap { try? TimeSpan.parse($0).get() })
   }
 }
 
 enum PlanOutput {
   static func run(
-    paths: [String], session: SessionOptions, options: PlanOptions, remote: Bool = false, verbose: Bool = false,
+    paths: [String], session: SessionSettings, options: PlanOptions, remote: Bool = false, verbose: Bool = false,
     horizon: TimeSpan? = nil
   ) throws {
     let now = try session.clock()

@@ -19,6 +19,17 @@ struct SessionOptions: ParsableArguments {
   @Option(help: "Evaluate schedules, not_before, backoff and windows as if it were TIME (RFC 3339).")
   var now: String?
 
+  /// The options as plain values.
+  var settings: SessionSettings { SessionSettings(journal: journal, format: format, now: now) }
+}
+
+/// `SessionOptions` as plain values, which the commands use: `apply PATH...`
+/// makes them without argument-parser (`ApplySettings.plain`).
+struct SessionSettings: Equatable {
+  var journal: String? = nil
+  var format: OutputFormat = .text
+  var now: String? = nil
+
   func clock() throws -> Timestamp {
     guard let now else { return Timestamp.current() }
     guard let t = Timestamp.parseRFC3339(now) else {
@@ -41,7 +52,7 @@ struct LoadedSession {
   /// any is invalid) and reads the journal without locking it.
   /// `deferDestinations`: the destinations are checked on a thread of their
   /// own while the caller plans (`planAndFacts` reports their errors).
-  static func load(paths: [String], options: SessionOptions, deferDestinations: Bool = false) throws -> LoadedSession {
+  static func load(paths: [String], options: SessionSettings, deferDestinations: Bool = false) throws -> LoadedSession {
     let (set, path, destinations) = try manifests(
       paths: paths, options: options, prefetch: nil, deferDestinations: deferDestinations)
     let contents: JournalFormat.Contents
@@ -60,7 +71,7 @@ struct LoadedSession {
   /// `prefetch`: started on the journal's path as soon as it is known (the
   /// flag or the environment at once, else the first manifest that names one).
   static func manifests(
-    paths: [String], options: SessionOptions, plugins: PluginRegistry? = nil, prefetch: JournalPrefetch? = nil
+    paths: [String], options: SessionSettings, plugins: PluginRegistry? = nil, prefetch: JournalPrefetch? = nil
   ) throws -> (ManifestSet, String) {
     let (set, path, _) = try manifests(
       paths: paths, options: options, plugins: plugins, prefetch: prefetch, deferDestinations: false)
@@ -68,7 +79,7 @@ struct LoadedSession {
   }
 
   private static func manifests(
-    paths: [String], options: SessionOptions, plugins: PluginRegistry? = nil, prefetch: JournalPrefetch?,
+    paths: [String], options: SessionSettings, plugins: PluginRegistry? = nil, prefetch: JournalPrefetch?,
     deferDestinations: Bool
   ) throws -> (ManifestSet, String, DestinationCheck?) {
     let env = Runtime.environment

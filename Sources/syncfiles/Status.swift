@@ -42,6 +42,7 @@ struct Status: ParsableCommand {
   }
 
   func run() throws {
+    let session = session.settings
     let now = try session.clock()
     let loaded = try LoadedSession.load(paths: paths, options: session)
     // Status reads no file's bytes: an adoptable destination shows as due, as it is until an apply.
