@@ -89,6 +89,17 @@ public final class PluginRegistry: PluginCatalog, @unchecked Sendable {
     return out
   }
 
+  /// Whether any check or `verify:` entry of `entry` reads the file
+  /// (`VerifierPlugin.readsFile`), as `verifiers(for:)` would list them:
+  /// such a body is never held in memory. Asked at every try, so no list
+  /// is made (W4: 1,700 instructions a try for the list).
+  public func anyVerifierReadsFile(for entry: FileEntry) -> Bool {
+    let checks = lock.locked { self.checks }
+    for c in checks where c.readsFile && c.applies(to: entry) { return true }
+    for v in entry.verify where verifier(named: v.plugin)?.readsFile == true { return true }
+    return false
+  }
+
   /// Everything there is: the built-ins, then every external plugin on the
   /// search path (those hidden by one of the same name earlier are marked).
   public func list() -> [PluginInfo] {

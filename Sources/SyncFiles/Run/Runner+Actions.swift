@@ -131,7 +131,7 @@ extension Runner {
       }.map { (urls[$0].text.revealed, urls[$0].display) }
     }
     spec.onRanges = journalRanges(t)
-    spec.mayHoldBody = !plugins.verifiers(for: e).contains { $0.verifier.readsFile }
+    spec.mayHoldBody = !plugins.anyVerifierReadsFile(for: e)
     return spec
   }
 
