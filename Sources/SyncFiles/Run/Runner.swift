@@ -199,8 +199,13 @@ public final class Runner: @unchecked Sendable {
 
   /// One job per planned task, each knowing its manifest and its URLs (mirrors after the url).
   func makeJobs() -> [Job] {
+    // With one manifest (most sessions) every task is its: no table of ids
+    // (W4: 2,000 ids hashed twice, the table grown twelve times).
     var manifestOf: [String: Int] = [:]
-    for (i, m) in manifests.enumerated() { for f in m.files { manifestOf[f.qualifiedID] = i } }
+    if manifests.count > 1 {
+      manifestOf.reserveCapacity(manifests.reduce(0) { $0 + $1.files.count })
+      for (i, m) in manifests.enumerated() { for f in m.files { manifestOf[f.qualifiedID] = i } }
+    }
     // One draw from the system for the run (not a getrandom per task); each task's jitter seed follows from it.
     let runSeed = UInt64.random(in: 0...UInt64.max)
     // Over the indices, not enumerated(): its count is known, so the jobs
@@ -212,7 +217,7 @@ public final class Runner: @unchecked Sendable {
       let retry = TaskLifecycle.Retry(
         attempts: r.attempts, backoff: Double(r.backoff.seconds), maxBackoff: Double(r.maxBackoff.seconds))
       return Job(
-        manifest: manifestOf[t.id] ?? 0,
+        manifest: manifests.count > 1 ? manifestOf[t.id] ?? 0 : 0,
         life: TaskLifecycle(sources: sources, retry: retry, seed: Runner.mix(runSeed, n)))
     }
   }

@@ -36,6 +36,39 @@ import Testing
     #expect(reqs[0].headers["accept-encoding"] == "identity")
   }
 
+  /// Two manifests in one session, each with its own root: every task is
+  /// carried out under its own manifest's root (with one manifest, the
+  /// runner maps no ids to manifests at all). The line has no option, so
+  /// it is read without argument-parser (`ApplySettings.plain`).
+  @Test func eachManifestsFilesLandUnderItsOwnRoot() throws {
+    let a = testBytes(5_000, seed: 41)
+    let b = testBytes(6_000, seed: 42)
+    server.put("a.bin", a)
+    server.put("b.bin", b)
+    server.routes(["/a.bin": ["file": "a.bin"], "/b.bin": ["file": "b.bin"]])
+    try FileManager.default.createDirectory(atPath: dir + "/conf.d", withIntermediateDirectories: true)
+    for (name, root, body) in [("one", "out-one", "a"), ("two", "out-two", "b")] {
+      write(
+        """
+        version: 1
+        name: \(name)
+        root: \(root)
+        journal: state/journal
+        files:
+          - {id: x, url: '\(server.base)/\(body).bin', destination: x.bin}
+          - {id: y, url: '\(server.base)/\(body).bin', destination: sub/y.bin}
+
+        """, to: dir + "/conf.d/\(name).yaml")
+    }
+    let r = try run(["apply", "conf.d"], cwd: dir)
+    #expect(r.status == 0, "\(r.stderr)")
+    for (root, body) in [("out-one", a), ("out-two", b)] {
+      let x = readBytes(dir + "/conf.d/\(root)/x.bin") == body
+      let y = readBytes(dir + "/conf.d/\(root)/sub/y.bin") == body
+      #expect(x && y, "\(root)")
+    }
+  }
+
   /// A small body is held in memory until it completes (issue 15, W7): no
   /// partial file and no journal record of one before its install, so the
   /// task's only record is its outcome (before: a partial record, then it).
