@@ -172,29 +172,61 @@ private struct RecordReader {
     return nil
   }
 
+  /// Moves `i` past the bytes a string takes as they are, eight at a time
+  /// where none of them asks for a look (a digest, a path).
+  mutating func skipPlain() {
+    while b.count - i >= 8,
+      !JSONValue.anyNeedsLook(UInt64(littleEndian: UnsafeRawPointer(b.baseAddress! + i).loadUnaligned(as: UInt64.self)))
+    {
+      i += 8
+    }
+    while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\"), b[i] >= 0x20 { i += 1 }
+  }
+
+  /// The bytes of a string that has no escape, in place (nil for any other
+  /// value: `string()` reads those).
+  mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+    let opening = i
+    guard eat(UInt8(ascii: "\"")) else { return nil }
+    let start = i
+    skipPlain()
+    guard i < b.count, b[i] == UInt8(ascii: "\"") else {
+      i = opening
+      return nil
+    }
+    i += 1
+    return UnsafeBufferPointer(rebasing: b[start..<(i - 1)])
+  }
+
+  /// A time the writer wrote (RFC 3339, no escape), read from the bytes in
+  /// place; .some(nil) for a string that is no time, as `Timestamp.parseRFC3339` says.
+  mutating func time() -> Timestamp?? {
+    if let bytes = plainString() { return .some(Timestamp.parseRFC3339(bytes)) }
+    return string().map { Timestamp.parseRFC3339($0) }
+  }
+
   /// A string with no `\u` escape; other escapes as JSON reads them.
   mutating func string() -> String? {
     guard eat(UInt8(ascii: "\"")) else { return nil }
     let start = i
-    while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\"), b[i] >= 0x20 { i += 1 }
+    skipPlain()
     guard i < b.count else { return nil }
     if b[i] == UInt8(ascii: "\"") {
       i += 1
       return String(decoding: UnsafeBufferPointer(rebasing: b[start..<(i - 1)]), as: UTF8.self)
     }
+    // Escapes (an ETag's quotes): the runs between them copied whole.
     var out = Array(UnsafeBufferPointer(rebasing: b[start..<i]))
     while i < b.count {
       let c = b[i]
       i += 1
       if c == UInt8(ascii: "\"") { return String(decoding: out, as: UTF8.self) }
-      guard c >= 0x20 else { return nil }
-      guard c == UInt8(ascii: "\\") else {
-        out.append(c)
-        continue
-      }
-      guard i < b.count, let e = Self.unescaped(b[i]) else { return nil }
+      guard c == UInt8(ascii: "\\"), i < b.count, let e = Self.unescaped(b[i]) else { return nil }
       out.append(e)
       i += 1
+      let run = i
+      skipPlain()
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<i]))
     }
     return nil
   }
@@ -245,8 +277,7 @@ private struct RecordReader {
       guard let s = string() else { return false }
       if k == 0 { t.fingerprint = s } else { t.lastError = s }
     case 1, 2, 10:
-      guard let s = string() else { return false }
-      let v = Timestamp.parseRFC3339(s)
+      guard let v = time() else { return false }
       if k == 1 { t.lastCheck = v } else if k == 2 { t.lastSuccess = v } else { t.backoffUntil = v }
     case 3:
       guard let s = string() else { return false }

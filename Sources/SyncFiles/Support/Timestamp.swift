@@ -129,7 +129,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     text.withUTF8Bytes(parseRFC3339)
   }
 
-  private static func parseRFC3339(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+  /// `parseRFC3339` over bytes in place (the journal reads its times this way).
+  static func parseRFC3339(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
     var i = 0
     func digits(_ n: Int) -> Int? {
       guard i + n <= b.count else { return nil }

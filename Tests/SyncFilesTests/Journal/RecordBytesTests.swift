@@ -87,6 +87,28 @@ import Testing
     #expect(taken > 100)  // the mutations reach the fast path, not only its refusals
   }
 
+  /// Strings are scanned eight bytes at a time, and copied in runs between
+  /// their escapes both ways: an escape (or a byte past 0x7F) at every
+  /// offset around those eight bytes, in every string field, and times
+  /// read from the bytes in place.
+  @Test func escapesAtEveryOffsetRoundTrip() throws {
+    for c in ["\"", "\\", "\n", "/", "é", "\"\""] {
+      for k in 0..<18 {
+        let s = String(repeating: "a", count: k) + c + "0123456789abcdef" + c + "z"
+        var t = TaskState(id: "m/" + s)
+        t.fingerprint = s
+        t.lastError = s
+        t.lastCheck = Timestamp(seconds: 1_800_000_000 + Int64(k))
+        t.backoffUntil = Timestamp(seconds: 253_402_300_799)
+        t.installed = .init(size: 1, mtimeNs: 2, etag: s, lastModified: s, sha256: s, dateIsStrong: true)
+        t.partial = .init(path: "/p/" + s, offset: 3, totalBytes: 4, etag: s, lastModified: s, dateIsStrong: false)
+        let bytes = t.recordBytes()
+        #expect(bytes == t.json.bytes(), "\(s)")
+        #expect(Self.fast(bytes) == t, "\(s)")
+      }
+    }
+  }
+
   /// A segmented partial's ranges take the tree both ways.
   @Test func segmentedRangesTakeTheTree() {
     var t = TaskState(id: "m/seg")
