@@ -66,11 +66,12 @@ struct Apply: ParsableCommand {
 }
 
 /// What `apply` was asked, as plain values. argument-parser makes them from
-/// `Apply`'s flags; `plain` makes them for `apply PATH...` with no option, the
-/// line cron and systemd run every few minutes: argument-parser builds each
-/// command's argument set by reflection, 10 M instructions (about 2.5 ms)
-/// before anything else (issue 15, W4 and W7). The defaults here are
-/// `Apply`'s, which a test checks against argument-parser's own parse.
+/// `Apply`'s flags; `plain` makes them for the lines cron and systemd run
+/// every few minutes (`apply --quiet --deadline 50m /etc/syncfiles.d`):
+/// argument-parser builds each command's argument set by reflection, 10 M
+/// instructions (1–2 ms) before anything else (issue 15, W4 and W7). The
+/// defaults and conversions here are `Apply`'s, which a test checks against
+/// argument-parser's own reading of thousands of lines.
 struct ApplySettings: Equatable {
   var session = SessionSettings()
   var dryRun = false
@@ -85,15 +86,83 @@ struct ApplySettings: Equatable {
   var metrics: String? = nil
   var paths: [String]
 
-  /// `arguments` (those after the program's name) when they are `apply`
-  /// and one or more paths that argument-parser takes as paths as they are:
-  /// none empty, none beginning with `-`, none `help`. Anything else is nil
-  /// and goes to argument-parser.
+  /// `arguments` (those after the program's name) read as argument-parser
+  /// reads an `apply` line, for the lines it reads plainly: `apply`, one or
+  /// more paths, and options each given once (`--only` any number of
+  /// times) as `--name value` or `--name=value`, or `-v`. Anything else is
+  /// nil and goes to argument-parser, with its own messages: help, version,
+  /// `--`, an empty argument or `help`, a value beginning with `-`, an
+  /// unknown or repeated option, a value it would not convert.
   static func plain(_ arguments: [String]) -> ApplySettings? {
-    guard arguments.count >= 2, arguments[0] == "apply" else { return nil }
-    let paths = Array(arguments.dropFirst())
-    for p in paths where p.isEmpty || p.utf8.first == UInt8(ascii: "-") || p == "help" { return nil }
-    return ApplySettings(paths: paths)
+    guard arguments.first == "apply", !arguments.contains(where: { $0.isEmpty || $0 == "help" }) else { return nil }
+    var s = ApplySettings(paths: [])
+    var seen: Set<String> = []
+    var k = 1
+    while k < arguments.count {
+      let a = arguments[k]
+      k += 1
+      guard a.hasPrefix("-") else {
+        s.paths.append(a)
+        continue
+      }
+      var name = a
+      var value: String? = nil
+      if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
+        name = String(a[..<eq])
+        value = String(a[a.index(after: eq)...])
+      }
+      if name == "-v" { name = "--verbose" }
+      guard name == "--only" || seen.insert(name).inserted else { return nil }
+      if Self.flags.contains(name) {
+        guard value == nil else { return nil }
+        s.set(flag: name)
+        continue
+      }
+      guard Self.valued.contains(name) else { return nil }
+      if value == nil, k < arguments.count {
+        value = arguments[k]
+        k += 1
+      }
+      guard let v = value, !v.isEmpty, !v.hasPrefix("-"), s.take(name, v) else { return nil }
+    }
+    return s.paths.isEmpty ? nil : s
+  }
+
+  static let flags: Set<String> = ["--dry-run", "--force", "--quiet", "--verbose"]
+  static let valued: Set<String> = [
+    "--only", "--parallel", "--rate", "--deadline", "--progress", "--metrics", "--format", "--journal", "--now",
+  ]
+
+  mutating func set(flag name: String) {
+    switch name {
+    case "--dry-run": dryRun = true
+    case "--force": force = true
+    case "--quiet": quiet = true
+    default: verbose = true
+    }
+  }
+
+  /// Option `name`'s value, converted as argument-parser converts it; false
+  /// when it would not.
+  mutating func take(_ name: String, _ v: String) -> Bool {
+    switch name {
+    case "--only": only.append(v)
+    case "--parallel":
+      guard let n = Int(v) else { return false }
+      parallel = n
+    case "--rate": rate = v
+    case "--deadline": deadline = v
+    case "--progress":
+      guard let p = ProgressMode(rawValue: v) else { return false }
+      progress = p
+    case "--metrics": metrics = v
+    case "--format":
+      guard let f = OutputFormat(rawValue: v) else { return false }
+      session.format = f
+    case "--journal": session.journal = v
+    default: session.now = v
+    }
+    return true
   }
 
   func validate() throws {

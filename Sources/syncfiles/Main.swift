@@ -9,9 +9,9 @@ import SyncFiles
 struct Main {
   static func main() async {
     do {
-      // `apply PATH...`, as cron and systemd run it, without argument-parser.
-      if let plain = ApplySettings.plain(Array(CommandLine.arguments.dropFirst())) {
-        try plain.validate()
+      // An `apply` line as cron and systemd run it, without argument-parser;
+      // one it would refuse goes to it, for its messages.
+      if let plain = ApplySettings.plain(Array(CommandLine.arguments.dropFirst())), (try? plain.validate()) != nil {
         return try plain.run()
       }
       var command = try SyncFilesCommand.parseCommand()
