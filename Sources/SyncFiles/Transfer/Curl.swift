@@ -74,8 +74,11 @@ final class EasyRequest {
     commitHeaders()
   }
 
-  /// One more request header line (libcurl copies it); `commitHeaders` hands the list over.
-  func appendHeader(_ line: String) { headerList = curl_slist_append(headerList, line) }
+  /// One more request header line (libcurl copies it); `commitHeaders` hands
+  /// the list over. Through `withCString`, which hands over a long native
+  /// string's own bytes: passed as a String argument, each line was first
+  /// copied into a new array (three a request: issue 15, W4).
+  func appendHeader(_ line: String) { headerList = line.withCString { curl_slist_append(headerList, $0) } }
 
   func commitHeaders() { _ = sf_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList) }
 
