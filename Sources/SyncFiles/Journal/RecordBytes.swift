@@ -175,11 +175,7 @@ private struct RecordReader {
   /// Moves `i` past the bytes a string takes as they are, eight at a time
   /// where none of them asks for a look (a digest, a path).
   mutating func skipPlain() {
-    while b.count - i >= 8,
-      !JSONValue.anyNeedsLook(UInt64(littleEndian: UnsafeRawPointer(b.baseAddress! + i).loadUnaligned(as: UInt64.self)))
-    {
-      i += 8
-    }
+    i = JSONValue.skippingPlainWords(b, from: i)
     while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\"), b[i] >= 0x20 { i += 1 }
   }
 

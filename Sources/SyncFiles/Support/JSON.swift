@@ -119,6 +119,19 @@ public enum JSONValue: Sendable, Hashable {
       || below(w ^ (ones &* 0x7F), 1)
   }
 
+  /// Past `k`, the index after the whole words of eight bytes none of which
+  /// needs a look (`anyNeedsLook`): a digest or a path is passed over eight
+  /// bytes at a time, the rest is for the caller to look at byte by byte.
+  @inline(__always) static func skippingPlainWords(_ u: UnsafeBufferPointer<UInt8>, from k: Int) -> Int {
+    var k = k
+    while u.count - k >= 8,
+      !anyNeedsLook(UInt64(littleEndian: UnsafeRawPointer(u.baseAddress! + k).loadUnaligned(as: UInt64.self)))
+    {
+      k += 8
+    }
+    return k
+  }
+
   static func writeString<S: ByteSink>(_ s: String, to out: inout S) {
     out.put(UInt8(ascii: "\""))
     // Most strings (ids, paths, URLs, dates) need no escape: copied whole.
@@ -129,21 +142,12 @@ public enum JSONValue: Sendable, Hashable {
       var run = 0  // where the bytes not yet handed over begin
       var k = 0
       while k < u.count {
-        // Eight plain ASCII bytes at a time (a digest, a path) before looking at one.
-        if u.count - k >= 8,
-          !Self.anyNeedsLook(UInt64(littleEndian: UnsafeRawPointer(u.baseAddress! + k).loadUnaligned(as: UInt64.self)))
-        {
-          k += 8
-          continue
-        }
+        k = Self.skippingPlainWords(u, from: k)
+        guard k < u.count else { break }
         let b = u[k]
-        // U+2028 and U+2029 begin with the byte 0xE2, so that byte is looked at.
-        if b >= 0x20 && b != 0x22 && b != 0x5C && b != 0x7F && b != 0xE2 {
-          k += 1
-          continue
-        }
-        let isLineSeparator = b == 0xE2 && k + 2 < u.count && u[k + 1] == 0x80 && (u[k + 2] == 0xA8 || u[k + 2] == 0xA9)
-        if b == 0xE2 && !isLineSeparator {
+        // U+2028 and U+2029 (E2 80 A8, E2 80 A9) are escaped; any other 0xE2 is not.
+        let lineSeparator = b == 0xE2 && k + 2 < u.count && u[k + 1] == 0x80 && (u[k + 2] | 1) == 0xA9
+        guard b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F || lineSeparator else {
           k += 1
           continue
         }
@@ -166,5 +170,4 @@ public enum JSONValue: Sendable, Hashable {
     }
     out.put(UInt8(ascii: "\""))
   }
-
 }
