@@ -16,14 +16,17 @@ public final class TransferEngine: @unchecked Sendable {
   private var quitRequested = false
   private var finished = false
   private var received: Int64 = 0
-  private var rateLimit: Int64?
+  private let rateLimit: Int64?
+  /// Handles between requests, shared with the threads that call `start`
+  /// (under `lock`): a new handle per request cost more than the request
+  /// itself on a run of 304s. One that served a request keeps its last
+  /// transfer alive until it is reset. As many as were ever in use at once.
+  private var spare: [(easy: EasyRequest, last: Transfer?)] = []
   // Engine thread only:
   private let multi: CurlMulti
   private var active: [UnsafeMutableRawPointer: Transfer] = [:]
-  /// Handles of finished transfers, reset for the next ones: a new handle
-  /// per request cost more than the request itself on a run of 304s.
-  private var spare: [EasyRequest] = []
-  private static let spareLimit = 64
+  /// Handles of transfers that ended this turn, for `spare` at its end.
+  private var retired: [(easy: EasyRequest, last: Transfer?)] = []
   /// Segmented transfers with ranges to start.
   private var groups: [SegmentGroup] = []
   /// `limits.segments`: ranges in flight in the session, and how many are.
@@ -55,13 +58,56 @@ public final class TransferEngine: @unchecked Sendable {
 
   /// Queues a transfer; `done` is called once, on the engine thread. It
   /// begins when `parallel` and `per_host` leave it room.
+  ///
+  /// The request is set up here, on the caller's thread: a handle is reset
+  /// and given its options and header lines, so that the engine thread, which
+  /// every request of the session passes through, only adds it to libcurl.
+  /// (A transfer that continues held ranges is set up by the engine.)
   public func start(_ spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void) {
+    let h = Handover(spec: spec, done: done, transfer: spec.held == nil ? prepared(spec, done) : nil)
     // The engine takes the whole inbox when it wakes: one wake-up per batch of starts.
     let first = lock.locked {
-      inbox.append(Handover(spec: spec, done: done))
+      inbox.append(h)
       return inbox.count == 1
     }
     if first { multi.wake() }
+  }
+
+  /// A transfer with its first request set up, its slot freed when its
+  /// result is handed on; nil when no spare handle is free (the engine
+  /// thread makes one when the transfer begins: a caller that starts many
+  /// transfers at once does not make a handle for each).
+  private func prepared(_ spec: TransferSpec, _ done: @escaping @Sendable (TransferResult) -> Void) -> Transfer? {
+    guard let easy = takeSpare() else { return nil }
+    let host = spec.host
+    let t = Transfer(
+      spec: spec,
+      done: { [self] r in
+        done(r)
+        freed.append(host)
+      }, engine: self)
+    configure(t, easy: easy, url: spec.url, hops: 0)
+    return t
+  }
+
+  /// A spare handle, reset on the calling thread, if one is free.
+  private func takeSpare() -> EasyRequest? {
+    guard let (easy, last) = lock.locked({ spare.popLast() }) else { return nil }
+    // Callbacks may fire while the handle is reset: its last transfer stays alive until after it.
+    if let last { withExtendedLifetime(last) { easy.recycle() } }
+    return easy
+  }
+
+  /// Handles made in this engine's life: as many as ran at once, not one per request.
+  var handlesMade: Int { lock.locked { made } }
+  private var made = 0
+
+  /// A spare handle, else a new one.
+  private func takeHandle() -> EasyRequest? {
+    if let easy = takeSpare() { return easy }
+    guard let easy = EasyRequest() else { return nil }
+    lock.locked { made += 1 }
+    return easy
   }
 
   /// Stops every transfer in flight; each ends with `.stopped`, its partial kept.
@@ -107,7 +153,9 @@ public final class TransferEngine: @unchecked Sendable {
       if stop {
         for t in Array(active.values) { finish(t, .stopped) }
         for h in admission.drain() {
-          var r = Transfer(spec: h.spec, done: h.done, engine: self).result(.stopped)
+          let t = h.transfer ?? Transfer(spec: h.spec, done: h.done, engine: self)
+          if let easy = t.easy { retired.append((easy, t)) }
+          var r = t.result(.stopped)
           r.began = false
           h.done(r)
         }
@@ -125,25 +173,31 @@ public final class TransferEngine: @unchecked Sendable {
       unpause()
       multi.wait(milliseconds: paused.isEmpty ? 1000 : 10)
     }
-    spare.removeAll()
+    retired.removeAll()
     lock.locked {
+      spare.removeAll()
       finished = true
       lock.signal()
     }
   }
 
   /// A transfer as the runner handed it over: one reference, however long it waits.
-  final class Handover: Sendable {
+  /// `transfer`: its request set up by the caller (`start`), handed to the
+  /// engine thread through the inbox's lock and touched only there after.
+  final class Handover: @unchecked Sendable {
     let spec: TransferSpec
     let done: @Sendable (TransferResult) -> Void
-    init(spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void) {
+    let transfer: Transfer?
+    init(spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void, transfer: Transfer?) {
       self.spec = spec
       self.done = done
+      self.transfer = transfer
     }
   }
 
   /// A transfer the limits admit; its slot is freed when its result is handed on.
   private func launch(_ h: Handover) {
+    if let t = h.transfer, let easy = t.easy { return add(t, easy) }
     let host = h.spec.host
     let done = h.done
     let release: @Sendable (TransferResult) -> Void = { [self] r in
@@ -216,9 +270,22 @@ public final class TransferEngine: @unchecked Sendable {
   }
 
   func begin(_ t: Transfer, url: String, hops: Int) {
-    guard let easy = spare.popLast() ?? EasyRequest() else {
+    guard let easy = takeHandle() else {
       return t.done(t.result(.failed(.engine("libcurl could not create a handle"))))
     }
+    configure(t, easy: easy, url: url, hops: hops)
+    add(t, easy)
+  }
+
+  private func add(_ t: Transfer, _ easy: EasyRequest) {
+    active[easy.handle] = t
+    multi.add(easy)
+  }
+
+  /// Gives `easy` the options of `t`'s request to `url`. Reads only what
+  /// does not change after `init` and `t` itself: callers on any thread may
+  /// set up a transfer the engine thread does not hold yet.
+  private func configure(_ t: Transfer, easy: EasyRequest, url: String, hops: Int) {
     t.reset(easy: easy, hops: hops)
     t.url = url
     let s = t.spec
@@ -252,8 +319,6 @@ public final class TransferEngine: @unchecked Sendable {
     _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_HEADERDATA, me)
     _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
     _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_WRITEDATA, me)
-    active[easy.handle] = t
-    multi.add(easy)
   }
 
   // MARK: - The aggregate rate cap (a token bucket shared by all transfers)
@@ -296,14 +361,9 @@ public final class TransferEngine: @unchecked Sendable {
     multi.remove(easy)
     active[easy.handle] = nil
     paused.removeAll { $0 === t }
-    // Callbacks may fire while the handle is reset or cleaned up: `t` stays alive until after it.
-    withExtendedLifetime(t) {
-      t.easy = nil
-      if spare.count < Self.spareLimit {
-        easy.recycle()
-        spare.append(easy)
-      }
-    }
+    t.easy = nil
+    // Reset by whoever takes it next (`takeHandle`), most often the runner's thread.
+    retired.append((easy, t))
   }
 
   private func finish(_ t: Transfer, _ outcome: TransferOutcome) {
@@ -316,6 +376,10 @@ public final class TransferEngine: @unchecked Sendable {
   private var results: [(@Sendable (TransferResult) -> Void, TransferResult)] = []
 
   private func deliver() {
+    if !retired.isEmpty {
+      lock.locked { spare.append(contentsOf: retired) }
+      retired.removeAll()
+    }
     let batch = results
     results.removeAll()
     for (done, r) in batch { done(r) }

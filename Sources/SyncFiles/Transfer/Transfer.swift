@@ -4,7 +4,8 @@ internal import CCurl
   import Glibc
 #endif
 
-/// Per-transfer state, confined to the engine thread.
+/// Per-transfer state, confined to the engine thread once handed to it (a
+/// first request may be set up by the thread that starts the transfer).
 final class Transfer {
   let spec: TransferSpec
   let done: @Sendable (TransferResult) -> Void
