@@ -231,6 +231,8 @@ extension Runner {
     if head?.lengthUnknown == true, let refusal = closeDelimited(i, size: p.size, validators: validators) {
       return .cutShort(refusal)
     }
+    // A body still held in memory was not hashed as it arrived: it is here.
+    p.hashHeld(into: jobs[i].hasher)
     guard let digest = jobs[i].hasher.finish() else {
       return .refetch(unreadable(p.destination, jobs[i].hasher.unreadable))
     }

@@ -186,9 +186,11 @@ final class Transfer {
   }
 
   /// A held body goes to its file: journaled first, as every partial is
-  /// before it holds a byte of its version.
+  /// before it holds a byte of its version. Its bytes are hashed now, ahead
+  /// of those written after them.
   func writeOut(_ p: PartialFile) throws(InstallError) {
     if let head { spec.onBody(head) }
+    p.hashHeld(into: spec.hasher)
     try p.materialize()
   }
 
@@ -216,7 +218,8 @@ final class Transfer {
       failure = .failed(.partialFile(error))
       return false
     }
-    spec.hasher.update(buffer, writtenAt: at, in: p.reader)
+    // Held bytes are hashed when verified or written out (`PartialFile.hashHeld`).
+    if !p.isHeld { spec.hasher.update(buffer, writtenAt: at, in: p.reader) }
     received += Int64(buffer.count)
     engine.count(buffer.count)
     return true

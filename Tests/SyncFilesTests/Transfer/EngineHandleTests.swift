@@ -34,9 +34,11 @@ import Testing
     }
   }
 
-  func spec(_ name: String) -> TransferSpec {
+  func spec(_ name: String) -> TransferSpec { Self.spec(server: server, root: dir, name) }
+
+  static func spec(server: FaultServer, root: String, _ name: String) -> TransferSpec {
     var s = TransferSpec(
-      id: name, url: "\(server.base)/\(name)", headers: [], scheme: "http", root: dir, relative: name,
+      id: name, url: "\(server.base)/\(name)", headers: [], scheme: "http", root: root, relative: name,
       partial: nil, hasher: SHA256Hasher(), connectTimeout: .seconds(10), stall: .seconds(30), onBody: { _ in })
     s.host = "127.0.0.1"
     return s
@@ -129,5 +131,56 @@ import Testing
       #expect(r.hasher.finish() == sha256Hex(bytes[n]!))
     }
     #expect(engine.handlesMade == 2, "the stopped transfers' handles serve the later ones")
+  }
+}
+
+/// A small body held in memory is hashed by the thread that verifies it or
+/// writes it out, once, not by the engine thread as it arrives (issue 15).
+@Suite final class HeldBodyHashTests {
+  let server: FaultServer
+  let dir = makeTempDir()
+  let empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+  init() throws { server = try FaultServer() }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  func fetch(_ name: String, _ bytes: [UInt8], trickle: Int? = nil) throws -> TransferResult {
+    server.put(name, bytes)
+    var route: [String: Any] = ["file": name, "etag": "\"\(name)\""]
+    if let trickle { route["trickle_bps"] = trickle }
+    server.routes(["/" + name: route])
+    let engine = try #require(TransferEngine(perHost: 1, rate: nil, parallel: 1))
+    defer { engine.shutdown() }
+    var s = EngineHandleTests.spec(server: server, root: dir, name)
+    s.mayHoldBody = true
+    let results = EngineHandleTests.Results()
+    engine.start(s) { results.add($0) }
+    return try #require(results.wait(for: 1)[name])
+  }
+
+  @Test func aHeldBodyReachesItsVerifierUnhashedAndIsHashedThereOnce() throws {
+    let bytes = testBytes(16_384, seed: 7)
+    let r = try fetch("small.bin", bytes)
+    #expect(r.outcome == .complete)
+    let p = try #require(r.partial)
+    #expect(p.isHeld, "16 KiB of known length is held in memory")
+    p.hashHeld(into: r.hasher)
+    p.hashHeld(into: r.hasher)
+    #expect(r.hasher.finish() == sha256Hex(bytes), "the held bytes, hashed once")
+    // The engine thread fed the hasher nothing.
+    let again = try fetch("small2.bin", bytes)
+    #expect(again.hasher.finish() == empty)
+  }
+
+  @Test func aHeldBodyWrittenOutMidwayIsHashedBeforeTheBytesAfterIt() throws {
+    // Held for more than 0.1 s, the body goes to its file partway through.
+    let bytes = testBytes(30_000, seed: 8)
+    let r = try fetch("slow.bin", bytes, trickle: 40_000)
+    #expect(r.outcome == .complete)
+    let p = try #require(r.partial)
+    #expect(!p.isHeld, "written out while it arrived")
+    p.hashHeld(into: r.hasher)
+    #expect(r.hasher.finish() == sha256Hex(bytes))
+    #expect(readBytes(dir + "/.slow.bin.syncfiles-partial") == bytes)
   }
 }
