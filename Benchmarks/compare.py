@@ -255,7 +255,8 @@ def main():
     ap.add_argument("--delete-between", action="store_true",
                     help="W1 and W7: delete each run's files before the next run instead of moving them aside")
     ap.add_argument("--w8", type=int, default=256 << 20, help="W8 file size in bytes")
-    ap.add_argument("--json", default=os.path.join(ROOT, "Benchmarks", "results.json"))
+    ap.add_argument("--json", help="where the figures go (Benchmarks/results.json; with --callgrind "
+                                   "Benchmarks/results-callgrind.json, so that the counts never replace the times)")
     ap.add_argument("--big", type=int, default=1 << 30, help="W3/W6 file size in bytes")
     ap.add_argument("--syncfiles", default=os.path.join(ROOT, ".build", "release", "syncfiles"))
     ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH",
@@ -266,6 +267,9 @@ def main():
                          "and print its user-space instructions, and where syncfiles' go (repeatable where "
                          "wall times are not)")
     args = ap.parse_args()
+    if args.json is None:
+        name = "results-callgrind.json" if args.callgrind else "results.json"
+        args.json = os.path.join(ROOT, "Benchmarks", name)
     only = set((args.only or ("W1,W4,W7" if args.callgrind else "W1,W2,W3,W4,W5,W6,W7,W8")).split(","))
     if args.callgrind and only - {"W1", "W2", "W3", "W4", "W7"}:
         ap.error("--callgrind counts W1-W4 and W7 only")
