@@ -295,6 +295,61 @@ import Testing
     #expect(facts.siblingPartials == 2)
   }
 
+  /// The crowded folders, counted a run of destinations at a time, are the
+  /// ones counted one destination at a time: folders that interleave, come
+  /// back later, continue into the next manifest, or hold only a few.
+  @Test func crowdedFoldersCountedByRunsAreThoseCountedOneByOne() throws {
+    var x: UInt64 = 0x2545_F491_4F6C_DD1D
+    func next(_ n: UInt64) -> Int {
+      x ^= x << 13
+      x ^= x >> 7
+      x ^= x << 17
+      return Int(x % n)
+    }
+    let folders = ["a", "a/b", "a/b/c", "ab", "z", ""]
+    var paths: [String] = []
+    for name in ["m1", "m2"] {
+      var yaml = "version: 1\nname: \(name)\nroot: \(dir)/runs\njournal: \(dir)/journal\nfiles:\n"
+      var k = 0
+      while k < 300 {
+        let folder = folders[next(UInt64(folders.count))]
+        for _ in 0..<(1 + next(40)) where k < 300 {
+          let dest = (folder.isEmpty ? "" : folder + "/") + "\(name)-\(k).bin"
+          yaml += "  - {id: f\(k), url: 'https://example.org/\(k)', destination: '\(dest)'}\n"
+          paths.append(dir + "/runs/" + dest)
+          k += 1
+        }
+      }
+      if name == "m2" {
+        // Last, one run of exactly `listFrom` destinations: crowded only if the final run counts.
+        for i in 0..<FactGatherer.PartialLookup.listFrom {
+          yaml += "  - {id: last\(i), url: 'https://example.org/l\(i)', destination: 'last/\(i).bin'}\n"
+          paths.append(dir + "/runs/last/\(i).bin")
+        }
+      }
+      try yaml.write(toFile: dir + "/\(name).yaml", atomically: true, encoding: .utf8)
+    }
+    let set = ManifestLoader(environment: [:], plugins: PluginLocator(searchPath: []), workingDirectory: dir).load(
+      paths: [dir + "/m1.yaml", dir + "/m2.yaml"])
+    #expect(!set.hasErrors)
+    var count: [String: Int] = [:]
+    for p in paths { count[Paths.folder(of: p), default: 0] += 1 }
+    let expected = Set(count.filter { $0.value >= FactGatherer.PartialLookup.listFrom }.keys)
+    #expect(!expected.isEmpty && expected.count < count.count, "some folders crowded, some not")
+    #expect(FactGatherer.PartialLookup.crowded(set.manifests) == expected)
+  }
+
+  @Test func aPathIsInTheFolderBeforeItsLastSlash() {
+    typealias L = FactGatherer.PartialLookup
+    #expect(L.isIn("/a/b/c", folder: "/a/b"))
+    #expect(!L.isIn("/a/bc", folder: "/a/b"))
+    #expect(!L.isIn("/a/b/c/d", folder: "/a/b"))
+    #expect(L.isIn("/x", folder: "/"))
+    #expect(!L.isIn("/x", folder: ""))
+    #expect(L.isIn("x", folder: "."))
+    for p in ["/a/b/c", "/x", "x", "/a/b/"] { #expect(L.isIn(p, folder: Paths.folder(of: p)), "\(p)") }
+  }
+
   /// From `splitFrom` destinations the facts are gathered on two threads:
   /// they are the facts one thread gathers, for destinations on either side
   /// of the split and in either manifest (files, partials beside them and
