@@ -79,13 +79,7 @@ public final class TransferEngine: @unchecked Sendable {
   /// transfers at once does not make a handle for each).
   private func prepared(_ spec: TransferSpec, _ done: @escaping @Sendable (TransferResult) -> Void) -> Transfer? {
     guard let easy = takeSpare() else { return nil }
-    let host = spec.host
-    let t = Transfer(
-      spec: spec,
-      done: { [self] r in
-        done(r)
-        freed.append(host)
-      }, engine: self)
+    let t = Transfer(spec: spec, done: releasing(done, host: spec.host), engine: self)
     configure(t, easy: easy, url: spec.url, hops: 0)
     return t
   }
@@ -198,13 +192,17 @@ public final class TransferEngine: @unchecked Sendable {
   /// A transfer the limits admit; its slot is freed when its result is handed on.
   private func launch(_ h: Handover) {
     if let t = h.transfer, let easy = t.easy { return add(t, easy) }
-    let host = h.spec.host
-    let done = h.done
-    let release: @Sendable (TransferResult) -> Void = { [self] r in
+    start(h.spec, releasing(h.done, host: h.spec.host))
+  }
+
+  /// `done`, then `host`'s slot freed (on the engine thread, where results are handed on).
+  private func releasing(
+    _ done: @escaping @Sendable (TransferResult) -> Void, host: String
+  ) -> @Sendable (TransferResult) -> Void {
+    { [self] r in
       done(r)
       freed.append(host)
     }
-    start(h.spec, release)
   }
 
   /// Slots freed this turn go to the transfers waiting for them, at once:
