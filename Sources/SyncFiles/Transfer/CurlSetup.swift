@@ -15,15 +15,26 @@ public struct NetworkEnvironment: Sendable {
   public var caDirectory: String?
   /// `$NETRC`, else `$HOME/.netrc`.
   public var netrcFile: String?
+  /// No proxy variable is set at all (`http_proxy`, `https_proxy`,
+  /// `all_proxy`, in either case): libcurl would find no proxy, so it is
+  /// told so, and does not read five variables again for every request.
+  /// False when the environment is not known (`init()`).
+  public var proxyVariablesAbsent = false
+
+  static let proxyVariables = ["http_proxy", "https_proxy", "all_proxy"].flatMap { [$0, $0.uppercased()] }
 
   public init(environment: [String: String]) {
     func value(_ k: String) -> String? { environment[k].flatMap { $0.isEmpty ? nil : $0 } }
     caBundle = value("CURL_CA_BUNDLE") ?? value("SSL_CERT_FILE")
     caDirectory = value("SSL_CERT_DIR")
     netrcFile = value("NETRC") ?? value("HOME").map { $0 + "/.netrc" }
+    proxyVariablesAbsent = Self.proxyVariables.allSatisfy { environment[$0] == nil }
   }
 
-  public init() { self.init(environment: [:]) }
+  public init() {
+    self.init(environment: [:])
+    proxyVariablesAbsent = false
+  }
 }
 
 /// Writes every request and response header of a transfer to a log, with
@@ -93,9 +104,12 @@ extension EasyRequest {
     set(CURLOPT_PIPEWAIT, 1)
     configureTrust(network.tls, environment: env)
     switch network.proxy {
-    case .none?: set(CURLOPT_PROXY, "")
     case .url(let u)?: set(CURLOPT_PROXY, u.revealed)
-    case nil: break  // libcurl reads http_proxy, https_proxy, all_proxy and no_proxy itself
+    case nil where !env.proxyVariablesAbsent: break  // libcurl reads http_proxy, https_proxy, all_proxy and no_proxy itself
+    case .none?, nil:
+      // No proxy, and so no `no_proxy` to read either.
+      set(CURLOPT_PROXY, "")
+      set(CURLOPT_NOPROXY, "")
     }
     // A CONNECT tunnel's own "200 Connection established" is never the file's response.
     set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)

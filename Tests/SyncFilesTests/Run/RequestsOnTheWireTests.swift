@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import SyncFiles
+
 /// What `apply` puts on the wire (SPEC §8.1), seen by the fault server:
 /// cache directives, conditions, netrc credentials and where they go,
 /// `--verbose` with secrets masked, proxies from the environment and `proxy: none`.
@@ -144,6 +146,21 @@ import Testing
     manifest(["{id: b, url: '\(server.base)/a.bin', destination: a.bin, proxy: none}"])
     let direct = try apply(env: env)
     #expect(direct.run.status == 0 && out("a.bin") == a, "\(direct.run.stdout)")
+    // ALL_PROXY alone is libcurl's last resort, and is still used.
+    manifest(["{id: c, url: '\(server.base)/a.bin', destination: c.bin, retry: {attempts: 1}}"])
+    let viaAll = try apply(env: ["ALL_PROXY": dead, "no_proxy": "", "NO_PROXY": ""])
+    #expect(viaAll.run.status == 1, "ALL_PROXY from the environment is used")
+  }
+
+  /// With no proxy variable set, libcurl is told "no proxy" once, instead of
+  /// reading five variables for each request; any variable, even empty,
+  /// leaves the choice to libcurl.
+  @Test func noProxyVariableMeansNoProxyAndAnyLeavesItToLibcurl() {
+    #expect(NetworkEnvironment(environment: ["HOME": "/root", "no_proxy": "x"]).proxyVariablesAbsent)
+    for name in ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+      #expect(!NetworkEnvironment(environment: [name: ""]).proxyVariablesAbsent, "\(name)")
+    }
+    #expect(!NetworkEnvironment().proxyVariablesAbsent, "an environment not read is not known to be empty")
   }
 }
 
