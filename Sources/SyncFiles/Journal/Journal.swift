@@ -93,7 +93,15 @@ public enum JournalFormat {
       return true
     }
     for body in frames.reversed() {
-      let id = bytes.withUnsafeBufferPointer { TaskState.fastID(UnsafeBufferPointer(rebasing: $0[body])) }
+      let (id, fast) = bytes.withUnsafeBufferPointer { all -> (String?, TaskState?) in
+        let b = UnsafeBufferPointer(rebasing: all[body])
+        guard let id = TaskState.fastID(b) else { return (nil, nil) }
+        return c.tasks[id] != nil ? (id, nil) : (id, TaskState.fastRecord(b))
+      }
+      if let fast {  // the writer's shape, its task not seen yet: stored as it is, no copy through `Record`
+        c.tasks[fast.id] = fast
+        continue
+      }
       if let id, c.tasks[id] != nil { continue }
       guard let r = record(bytes[body]) else {
         c = Contents()
