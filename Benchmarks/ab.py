@@ -15,11 +15,13 @@ last, and from its last to its exit. A NAME=PATH whose file is a syncfiles
 build runs `PATH apply m.yaml`; `floor`, `curl` and `wget2` name the
 peers of run.sh's table. Needs root (mount), nginx and, for W7, openssl.
 
-W4 (W1's files revalidated, 2,000 answers 304) takes syncfiles builds and
-`floor` only: each row first fetches W1 once into a new file system, and
-every timed run starts from a copy of what that left (destinations with
-their times, the row's journal), so each run revalidates the same state
-and none pays for a compaction another run's records brought on.
+W4 (W1's files revalidated, 2,000 answers 304): each row first fetches W1
+once into a new file system, and every timed run starts from a copy of
+what that left (destinations with their times, the row's journal), so each
+run revalidates the same state and none pays for a compaction another
+run's records brought on. There `curl` is `curl -z` (each file's
+If-Modified-Since from its copy, `--remote-time`) and `wget2` is
+`wget2 -N`, as in run.sh's table; a run that fetches a body fails.
 """
 import argparse
 import os
@@ -56,17 +58,25 @@ def workload(kind, base, ca):
                                   for i, n in enumerate(names)))
     curl = "".join('url = "%s/%s"\noutput = "dest/%s"\n' % (base, n, n) for n in names)
     wget = "".join("%s/%s\n" % (base, n) for n in names)
-    return {"m.yaml": manifest, "curl.cfg": curl, "wget2.txt": wget}
+    files = {"m.yaml": manifest, "curl.cfg": curl, "wget2.txt": wget}
+    if kind == "W4":
+        # One block per file, `next` between them (as run.sh's): without it curl
+        # applies the last time-cond to every URL.
+        files["curl-z.cfg"] = "next\n".join(
+            'url = "%s/%s"\noutput = "dest/%s"\ntime-cond = "dest/%s"\nremote-time\n' % (base, n, n, n) for n in names)
+    return files
 
 
-def argv_for(name, path, ca, floor):
+def argv_for(name, path, ca, floor, kind):
     if name == "floor":
         return [floor, "m.yaml"]
     if name == "curl":
         tls = ["--http2", "--cacert", ca] if ca else []
-        return ["curl", "-s", "--parallel", "--parallel-max", "8", "--create-dirs", "-K", "curl.cfg"] + tls
+        cfg = "curl-z.cfg" if kind == "W4" else "curl.cfg"
+        return ["curl", "-s", "--parallel", "--parallel-max", "8", "--create-dirs", "-K", cfg] + tls
     if name == "wget2":
-        return ["wget2", "-q", "--max-threads", "8", "-P", "dest", "-i", "wget2.txt"] + (["--ca-certificate", ca] if ca else [])
+        return (["wget2", "-q", "--max-threads", "8", "-P", "dest", "-i", "wget2.txt"] + (["-N"] if kind == "W4" else [])
+                + (["--ca-certificate", ca] if ca else []))
     return [path, "apply", "m.yaml"]
 
 
@@ -96,7 +106,7 @@ def make_templates(rows, work, files, ca, floor):
     for name, path in rows:
         d = new_file_system(os.path.join(work, "fs.img"))
         fill(d, files, None)
-        p = subprocess.run(argv_for(name, path, ca, floor), cwd=d, stdout=subprocess.DEVNULL,
+        p = subprocess.run(argv_for(name, path, ca, floor, "W4"), cwd=d, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
         if p.returncode != 0 or len(os.listdir(os.path.join(d, "dest"))) != 2000:
             raise SystemExit("%s failed to fetch W4's files (status %d)" % (name, p.returncode))
@@ -112,7 +122,7 @@ def timed_run(name, path, d, files, kind, ca, floor, nginx):
     mark = nginx.log_mark()
     start_wall = time.time()
     start = time.perf_counter()
-    p = subprocess.Popen(argv_for(name, path, ca, floor), cwd=d, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(argv_for(name, path, ca, floor, kind), cwd=d, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(p.pid, 0)
     wall = time.perf_counter() - start
     end_wall = time.time()
@@ -142,8 +152,6 @@ def main():
         raise SystemExit("ab.py mounts a loop file system for each run: run it as root")
     # Builds run in each new file system's folder: their paths are made absolute here.
     rows = [(r.split("=", 1)[0], os.path.abspath(r.split("=", 1)[1]) if "=" in r else "") for r in args.rows]
-    if args.workload == "W4" and any(n in ("curl", "wget2") for n, _ in rows):
-        raise SystemExit("W4 here takes syncfiles builds and floor (run.sh's table has curl -z and wget2 -N)")
     work = tempfile.mkdtemp(prefix="syncfiles-ab-", dir="/var/tmp")
     os.chmod(work, 0o755)  # nginx workers run as nobody
     os.makedirs(MOUNT, exist_ok=True)
