@@ -10,6 +10,14 @@ to syncfiles', CPU time (user+sys), peak memory (GNU time's %M) and the
 CPU time nginx's workers spent serving each run (client and server share
 the machine's cores), then writes the figures as JSON.
 
+Each timed run (W1-W4, W7, W8) gets a new ext4 on a loop device, as
+Benchmarks/ab.py does: the workload's lists are copied in (for W4 also the
+tool's own state: its destinations with their times and, for syncfiles, its
+journal), the tool runs there, and the file system is unmounted. No run
+pays for the inodes or blocks an earlier one freed, or for a journal
+another run's records grew. `--same-fs` runs in the workload's folder
+instead (not root, or no mkfs.ext4), as before.
+
 What the tools guarantee differs, and the table does not hide it: syncfiles
 writes each file to a hidden partial, checks it, fsyncs it, renames it over
 the destination and fsyncs the folder (W3 also checks sha256); curl, wget2
@@ -30,6 +38,45 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class RunFileSystem:
+    """A new ext4 for each run (no journal, inode tables written at mkfs, as
+    ab.py's), mounted at MOUNT over a loop device on an image in `work`."""
+    MOUNT = "/mnt/syncfiles-bench"
+
+    def __init__(self, work, size):
+        self.image = os.path.join(work, "run-fs.img")
+        self.size = size
+        os.makedirs(self.MOUNT, exist_ok=True)
+        subprocess.run(["umount", self.MOUNT], stderr=subprocess.DEVNULL)
+
+    def enter(self, src, state):
+        """A new file system holding `src`'s top-level files (the workload's
+        lists), or with `state` all of `src` (W4: what the tool's first fetch
+        left, times kept); returns the run's folder in it, with an empty dest/."""
+        subprocess.run(["truncate", "-s", str(self.size), self.image], check=True)
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-E",
+                        "lazy_itable_init=0,lazy_journal_init=0", self.image], check=True)
+        subprocess.run(["mount", "-o", "loop", self.image, self.MOUNT], check=True)
+        d = os.path.join(self.MOUNT, "w")
+        if state:
+            subprocess.run(["cp", "-a", src, d], check=True)
+        else:
+            os.makedirs(d)
+            for f in os.listdir(src):
+                if os.path.isfile(os.path.join(src, f)) and f not in ("journal", "journal.lock"):
+                    shutil.copy2(os.path.join(src, f), d)
+        os.makedirs(os.path.join(d, "dest"), exist_ok=True)
+        os.chmod(d, 0o755)
+        return d
+
+    def leave(self):
+        subprocess.run(["umount", self.MOUNT], check=True)
+
+    @staticmethod
+    def usable():
+        return os.geteuid() == 0 and shutil.which("mkfs.ext4") is not None
 
 
 def free_port():
@@ -253,7 +300,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", help="workloads to run (all; with --callgrind W1,W4,W7)")
     ap.add_argument("--delete-between", action="store_true",
-                    help="W1 and W7: delete each run's files before the next run instead of moving them aside")
+                    help="with --same-fs, W1 and W7: delete each run's files before the next run instead of "
+                         "moving them aside")
+    ap.add_argument("--same-fs", action="store_true",
+                    help="run in the workload's folder on BENCH_DIR's file system instead of a new ext4 for "
+                         "each run (the default where root can mount one)")
     ap.add_argument("--w8", type=int, default=256 << 20, help="W8 file size in bytes")
     ap.add_argument("--json", help="where the figures go (Benchmarks/results.json; with --callgrind "
                                    "Benchmarks/results-callgrind.json, so that the counts never replace the times)")
@@ -276,6 +327,9 @@ def main():
     if args.callgrind and not shutil.which("valgrind"):
         ap.error("--callgrind needs valgrind (apt-get install valgrind)")
     sf = os.path.abspath(args.syncfiles)
+    if not args.same_fs and not args.callgrind and not RunFileSystem.usable():
+        print("not root or no mkfs.ext4: every run in its workload's folder (--same-fs)", file=sys.stderr)
+        args.same_fs = True
     also = []
     for a in args.also:
         name, sep, path = a.partition("=")
@@ -309,7 +363,20 @@ def main():
 
     nginx = Nginx(work, www)
     base = "http://127.0.0.1:%d" % nginx.port
-    results = {"machine": {"cpus": os.cpu_count()}, "rounds": args.rounds, "workloads": {}}
+    results = {"machine": {"cpus": os.cpu_count()}, "rounds": args.rounds, "workloads": {},
+               "new_file_system_per_run": not args.same_fs and not args.callgrind}
+    # Room for W3's file (or W8's) and its partial's neighbours; the image is sparse.
+    runfs = None if args.same_fs or args.callgrind else RunFileSystem(work, max(args.big, args.w8) + (1 << 30))
+
+    def in_run_folder(d, state, body):
+        """Calls body(folder) in a new file system holding `d` (or in `d`
+        itself with --same-fs, after `prepare`: see bench)."""
+        folder = runfs.enter(d, state)
+        try:
+            os.sync()
+            return body(folder)
+        finally:
+            runfs.leave()
 
     def manifest(path, entries, extra=""):
         with open(path, "w") as f:
@@ -379,7 +446,7 @@ def main():
         argv = argv[0] if isinstance(argv, tuple) else argv
         return len(argv) > 2 and argv[1] == "apply" and argv[-1] == "m.yaml"
 
-    def phases(argv, d, prepare, runs=3):
+    def phases(argv, d, prepare, runs=3, state=False):
         """Medians of the steps `apply --format json` reports, from extra runs
         after the timed ones (the JSON costs a little: the timed runs stay
         --quiet). `outside` is the wall time less the apply's own: the
@@ -391,12 +458,18 @@ def main():
             argv, cwd = argv
         argv = [a for a in argv if a != "m.yaml"] + ["--format", "json", "m.yaml"]
         seen = {}
-        for _ in range(runs):
-            prepare(cwd)
-            os.sync()
+        def timed(folder):
             start = time.monotonic()
-            p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
-            wall = time.monotonic() - start
+            p = subprocess.run(argv, cwd=folder, capture_output=True, text=True)
+            return p, time.monotonic() - start
+
+        for _ in range(runs):
+            if runfs:
+                p, wall = in_run_folder(cwd, state, timed)
+            else:
+                prepare(cwd)
+                os.sync()
+                p, wall = timed(cwd)
             try:
                 report = json.loads(p.stdout)
             except ValueError:
@@ -434,10 +507,13 @@ def main():
                 print("      %-46s %8.1f M" % (part, n / 1e6))
         sys.stdout.flush()
 
-    def bench(name, d, tools, prepare=fresh, server=None, expect=None):
+    def bench(name, d, tools, prepare=fresh, server=None, expect=None, state=False):
         """server: the Nginx the tools fetch from; its workers' CPU per run is a column.
         expect: {name: size} every run must leave in its dest/; a run that does not
-        counts as failed (a tool that skipped files would otherwise look fast)."""
+        counts as failed (a tool that skipped files would otherwise look fast).
+        Each run in a new file system (see RunFileSystem); with --same-fs,
+        `prepare` readies the folder before each run instead. state: each run
+        starts from all its folder holds (W4), not from its lists alone."""
         rows = {t: [] for t in tools}
 
         def complete(cwd):
@@ -448,23 +524,28 @@ def main():
                     return False
             return sum(1 for n, size in expect.items() if whole(n, size))
 
-        def once(argv):
-            cwd = d
-            if isinstance(argv, tuple):  # (argv, folder of its own)
-                argv, cwd = argv
-            prepare(cwd)
-            # Each tool starts with no dirty pages left by the one before: on
-            # ext4 an fsync's journal commit also writes other files' new data.
-            os.sync()
+        def measured(argv, folder):
             before = server.cpu_seconds() if server else None
-            r = run(argv, cwd=cwd)
+            r = run(argv, cwd=folder)
             after = server.settled_cpu_seconds() if server else None
             if expect and r[3] == 0:
-                whole = complete(cwd)
+                whole = complete(folder)
                 if whole != len(expect):
                     sys.stderr.write("  ! %s left %d of %d files whole\n" % (argv[0], whole, len(expect)))
                     r = r[:3] + (-1,)
             return r + ((after - before) if before is not None and after is not None else None,)
+
+        def once(argv):
+            cwd = d
+            if isinstance(argv, tuple):  # (argv, folder of its own)
+                argv, cwd = argv
+            if runfs:
+                return in_run_folder(cwd, state, lambda folder: measured(argv, folder))
+            prepare(cwd)
+            # Each tool starts with no dirty pages left by the one before: on
+            # ext4 an fsync's journal commit also writes other files' new data.
+            os.sync()
+            return measured(argv, cwd)
 
         if args.callgrind:
             return count_instructions(name, d, tools, prepare)
@@ -477,7 +558,7 @@ def main():
             for tool, argv in tools.items():
                 rows[tool].append(once(argv))
         figures = {}
-        steps = {t: phases(argv, d, prepare) for t, argv in tools.items()
+        steps = {t: phases(argv, d, prepare, state=state) for t, argv in tools.items()
                  if t.startswith("syncfiles") and applies_m_yaml(argv)}
         for tool, rs in rows.items():
             figures[tool] = {
@@ -553,9 +634,18 @@ def main():
                 with open(os.path.join(td, "curl-z.cfg"), "w") as f:
                     f.write("next\n".join('url = "%s/%s"\noutput = "dest/%s"\ntime-cond = "dest/%s"\nremote-time\n'
                                           % (base, n, n, n) for n in names))
-                fresh(td)
                 # Fetched by the same command: with no copy yet, each downloads.
-                run(revalidate[tool], cwd=td)
+                # With a file system per run, fetched where each run runs and
+                # copied back: syncfiles' journal names each destination by
+                # its full path, and a copy elsewhere would be a new entry.
+                if runfs:
+                    def fetch(folder, argv=revalidate[tool], td=td):
+                        run(argv, cwd=folder)
+                        subprocess.run(["cp", "-a", folder + "/.", td], check=True)
+                    in_run_folder(td, False, fetch)
+                else:
+                    fresh(td)
+                    run(revalidate[tool], cwd=td)
                 tools[tool] = (revalidate[tool], td)
             # Our stack's floor: libcurl alone, 8 at a time, each request with
             # the If-Modified-Since nginx answers 304 to (Benchmarks/curl-floor.c).
@@ -582,7 +672,8 @@ def main():
                                 os.path.join(ROOT, "Benchmarks", "yaml-events.c"), "-lyaml"], check=True)
                 tools["libyaml parse of m.yaml alone (yaml-events.c)"] = [events, "m.yaml"]
             mark = nginx.log_mark()
-            bench("W4 revalidate W1, nothing changed (304s)", d, tools, prepare=lambda _: None, server=nginx)
+            bench("W4 revalidate W1, nothing changed (304s)", d, tools, prepare=lambda _: None, server=nginx,
+                  state=True)
             if not args.callgrind:
                 sent = nginx.bytes_sent_since(mark)
                 results["workloads"]["W4 revalidate W1, nothing changed (304s)"]["_body_bytes_sent"] = sent
