@@ -42,7 +42,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 class RunFileSystem:
     """A new ext4 for each run (no journal, inode tables written at mkfs, as
-    ab.py's), mounted at MOUNT over a loop device on an image in `work`."""
+    ab.py's), mounted at MOUNT over a loop device (direct I/O) on an image in `work`."""
     MOUNT = "/mnt/syncfiles-bench"
 
     def __init__(self, work, size):
@@ -58,7 +58,12 @@ class RunFileSystem:
         subprocess.run(["truncate", "-s", str(self.size), self.image], check=True)
         subprocess.run(["mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-E",
                         "lazy_itable_init=0,lazy_journal_init=0", self.image], check=True)
-        subprocess.run(["mount", "-o", "loop", self.image, self.MOUNT], check=True)
+        # Direct I/O: the loop device writes through to the image file, not
+        # through a second page cache (1 GiB written and fsynced: 1.1 GB/s
+        # this way, 0.78 GB/s buffered, 1.2 GB/s on BENCH_DIR's own ext4).
+        self.device = subprocess.run(["losetup", "--direct-io=on", "--find", "--show", self.image],
+                                     capture_output=True, text=True, check=True).stdout.strip()
+        subprocess.run(["mount", self.device, self.MOUNT], check=True)
         d = os.path.join(self.MOUNT, "w")
         if state:
             subprocess.run(["cp", "-a", src, d], check=True)
@@ -73,6 +78,7 @@ class RunFileSystem:
 
     def leave(self):
         subprocess.run(["umount", self.MOUNT], check=True)
+        subprocess.run(["losetup", "-d", self.device], check=True)
 
     @staticmethod
     def usable():
