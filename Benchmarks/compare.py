@@ -50,6 +50,11 @@ class RunFileSystem:
         self.size = size
         os.makedirs(self.MOUNT, exist_ok=True)
         subprocess.run(["umount", self.MOUNT], stderr=subprocess.DEVNULL)
+        # Every block of the image written once, now: no run's writes are the
+        # first to a block of BENCH_DIR's file system (which allocates it), as
+        # only the first rounds' would be otherwise.
+        subprocess.run(["dd", "if=/dev/zero", "of=" + self.image, "bs=4M", "count=%d" % (size >> 22),
+                        "conv=fsync", "status=none"], check=True)
 
     def enter(self, src, state):
         """A new file system holding `src`'s top-level files (the workload's
