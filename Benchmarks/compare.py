@@ -647,8 +647,9 @@ def main():
                                           % (base, n, n, n) for n in names))
                 # Fetched by the same command: with no copy yet, each downloads.
                 # With a file system per run, fetched where each run runs and
-                # copied back: syncfiles' journal names each destination by
-                # its full path, and a copy elsewhere would be a new entry.
+                # copied back: each task's fingerprint in syncfiles' journal
+                # covers its destination's full path, and a copy elsewhere
+                # would plan every file as a changed entry.
                 if runfs:
                     def fetch(folder, argv=revalidate[tool], td=td):
                         run(argv, cwd=folder)
