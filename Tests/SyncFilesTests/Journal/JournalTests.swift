@@ -40,6 +40,36 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
     #expect(text.hasPrefix("syncfiles-journal 1\n"))
   }
 
+  /// A sync with nothing written since the last one makes no `fdatasync`
+  /// (the run's second sync, after hooks that did not run); one after a
+  /// record, a torn tail cut, or a new file's header does.
+  @Test func aSyncWithNothingNewCallsNoFdatasync() throws {
+    do {
+      let w = try JournalWriter(path: path)
+      try w.sync()
+      #expect(w.datasyncs == 1, "a new journal's header is made durable")
+      try w.record(sample("m/a", 1))
+      try w.sync()
+      try w.sync()
+      #expect(w.datasyncs == 2)
+      try w.record(sample("m/b", 2), flush: false)
+      try w.sync()
+      #expect(w.datasyncs == 3, "a record held back is written and synced")
+      try w.compact()
+      try w.sync()
+      #expect(w.datasyncs == 3, "a compaction leaves the journal durable")
+    }
+    // A torn tail, cut when the journal is opened, is synced once.
+    let fd = open(path, O_WRONLY | O_APPEND)
+    _ = "12 deadbeef {\"t\":".withCString { write(fd, $0, strlen($0)) }
+    close(fd)
+    let w = try JournalWriter(path: path)
+    try w.sync()
+    try w.sync()
+    #expect(w.datasyncs == 1)
+    #expect(try JournalReader.read(path: path).tasks.count == 2)
+  }
+
   @Test func lastRecordOfATaskWins() throws {
     do {
       let w = try JournalWriter(path: path)
