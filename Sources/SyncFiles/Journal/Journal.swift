@@ -93,16 +93,18 @@ public enum JournalFormat {
       return true
     }
     for body in frames.reversed() {
-      let (id, fast) = bytes.withUnsafeBufferPointer { all -> (String?, TaskState?) in
+      // Its id read and looked up once: a later record gave its task, or the
+      // record in the writer's shape (nil: read it the general way below).
+      let (superseded, fast) = bytes.withUnsafeBufferPointer { all -> (Bool, TaskState?) in
         let b = UnsafeBufferPointer(rebasing: all[body])
-        guard let id = TaskState.fastID(b) else { return (nil, nil) }
-        return c.tasks[id] != nil ? (id, nil) : (id, TaskState.fastRecord(b))
+        guard let id = TaskState.fastID(b) else { return (false, nil) }
+        return c.tasks[id] != nil ? (true, nil) : (false, TaskState.fastRecord(b))
       }
-      if let fast {  // the writer's shape, its task not seen yet: stored as it is, no copy through `Record`
+      if superseded { continue }
+      if let fast {  // stored as read: no copy through `Record`
         c.tasks[fast.id] = fast
         continue
       }
-      if let id, c.tasks[id] != nil { continue }
       guard let r = record(bytes[body]) else {
         c = Contents()
         var tasks: [String: TaskState] = [:]
