@@ -38,21 +38,6 @@ import compare  # noqa: E402  (its nginx, CA and data helpers)
 MOUNT = "/mnt/syncfiles-ab"
 
 
-def new_file_system(image):
-    """A new ext4 on `image`, mounted at MOUNT; returns the workload folder in it."""
-    subprocess.run(["umount", MOUNT], stderr=subprocess.DEVNULL)
-    subprocess.run(["truncate", "-s", "512M", image], check=True)
-    subprocess.run(["mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-E", "lazy_itable_init=0,lazy_journal_init=0",
-                    image], check=True)
-    subprocess.run(["mount", "-o", "loop", image, MOUNT], check=True)
-    # Direct I/O, as run.sh's runs: the loop device writes through to the
-    # image, not through a second page cache (umount still detaches it).
-    device = subprocess.run(["findmnt", "-n", "-o", "SOURCE", MOUNT], capture_output=True, text=True,
-                            check=True).stdout.strip()
-    subprocess.run(["losetup", "--direct-io=on", device], check=True)
-    return os.path.join(MOUNT, "w")
-
-
 def workload(kind, base, ca):
     """The manifest and the peers' lists of W1 and W4 (http) or W7 (https, HTTP/2), as {name: text}."""
     count = 500 if kind == "W7" else 2000
@@ -65,10 +50,7 @@ def workload(kind, base, ca):
     wget = "".join("%s/%s\n" % (base, n) for n in names)
     files = {"m.yaml": manifest, "curl.cfg": curl, "wget2.txt": wget}
     if kind == "W4":
-        # One block per file, `next` between them (as run.sh's): without it curl
-        # applies the last time-cond to every URL.
-        files["curl-z.cfg"] = "next\n".join(
-            'url = "%s/%s"\noutput = "dest/%s"\ntime-cond = "dest/%s"\nremote-time\n' % (base, n, n, n) for n in names)
+        files["curl-z.cfg"] = compare.curl_z_config(base, names)
     return files
 
 
@@ -105,11 +87,11 @@ def fill(d, files, template):
     time.sleep(0.2)
 
 
-def make_templates(rows, work, files, ca, floor):
+def make_templates(rows, work, files, ca, floor, fs):
     """W4: each row fetches W1 once; what it left (destinations, journal) is each timed run's start."""
     templates = {}
     for name, path in rows:
-        d = new_file_system(os.path.join(work, "fs.img"))
+        d = fs.fresh()
         fill(d, files, None)
         p = subprocess.run(argv_for(name, path, ca, floor, "W4"), cwd=d, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
@@ -159,10 +141,7 @@ def main():
     rows = [(r.split("=", 1)[0], os.path.abspath(r.split("=", 1)[1]) if "=" in r else "") for r in args.rows]
     work = tempfile.mkdtemp(prefix="syncfiles-ab-", dir="/var/tmp")
     os.chmod(work, 0o755)  # nginx workers run as nobody
-    os.makedirs(MOUNT, exist_ok=True)
-    # The image's blocks written once, now: no run is the first to write one (as run.sh's).
-    subprocess.run(["dd", "if=/dev/zero", "of=" + os.path.join(work, "fs.img"), "bs=4M", "count=128", "conv=fsync",
-                    "status=none"], check=True)
+    fs = compare.RunFileSystem(work, 512 << 20, mount=MOUNT)
     www = os.path.join(work, "www")
     os.makedirs(www)
     for i in range(500 if args.workload == "W7" else 2000):
@@ -178,16 +157,16 @@ def main():
     files = workload(args.workload, "%s://127.0.0.1:%d" % ("https" if tls else "http", nginx.port), ca)
     figures = {n: [] for n, _ in rows}
     try:
-        templates = make_templates(rows, work, files, ca, floor) if args.workload == "W4" else {}
+        templates = make_templates(rows, work, files, ca, floor, fs) if args.workload == "W4" else {}
         for r in range(args.rounds + 1):  # round 0 warms the caches and is not counted
             for name, path in (rows if r % 2 == 0 else rows[::-1]):
-                d = new_file_system(os.path.join(work, "fs.img"))
+                d = fs.fresh()
                 fill(d, files, templates.get(name))
                 run = timed_run(name, path, d, files, args.workload, ca, floor, nginx)
                 if r > 0:
                     figures[name].append(run)
     finally:
-        subprocess.run(["umount", MOUNT], stderr=subprocess.DEVNULL)
+        fs.leave()
         nginx.stop()
         shutil.rmtree(work, ignore_errors=True)
     report(args, rows, figures)

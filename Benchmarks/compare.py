@@ -10,7 +10,7 @@ to syncfiles', CPU time (user+sys), peak memory (GNU time's %M) and the
 CPU time nginx's workers spent serving each run (client and server share
 the machine's cores), then writes the figures as JSON.
 
-Each timed run (W1-W4, W7, W8) gets a new ext4 on a loop device, as
+Each run of W1-W5, W7 and W8 gets a new ext4 on a loop device, as
 Benchmarks/ab.py does: the workload's lists are copied in (for W4 also the
 tool's own state: its destinations with their times and, for syncfiles, its
 journal), the tool runs there, and the file system is unmounted. No run
@@ -41,25 +41,27 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class RunFileSystem:
-    """A new ext4 for each run (no journal, inode tables written at mkfs, as
-    ab.py's), mounted at MOUNT over a loop device (direct I/O) on an image in `work`."""
-    MOUNT = "/mnt/syncfiles-bench"
+    """A new ext4 for each run (no journal, inode tables written at mkfs),
+    mounted at `mount` over a loop device (direct I/O) on an image in `work`.
+    run.sh's runs and ab.py's both use it."""
 
-    def __init__(self, work, size):
+    def __init__(self, work, size, mount="/mnt/syncfiles-bench"):
         self.image = os.path.join(work, "run-fs.img")
         self.size = size
-        os.makedirs(self.MOUNT, exist_ok=True)
-        subprocess.run(["umount", self.MOUNT], stderr=subprocess.DEVNULL)
+        self.mount = mount
+        self.device = None
+        os.makedirs(mount, exist_ok=True)
+        subprocess.run(["umount", mount], stderr=subprocess.DEVNULL)
         # Every block of the image written once, now: no run's writes are the
         # first to a block of BENCH_DIR's file system (which allocates it), as
         # only the first rounds' would be otherwise.
         subprocess.run(["dd", "if=/dev/zero", "of=" + self.image, "bs=4M", "count=%d" % (size >> 22),
                         "conv=fsync", "status=none"], check=True)
 
-    def enter(self, src, state):
-        """A new file system holding `src`'s top-level files (the workload's
-        lists), or with `state` all of `src` (W4: what the tool's first fetch
-        left, times kept); returns the run's folder in it, with an empty dest/."""
+    def fresh(self):
+        """A new, empty file system (the one before unmounted); returns the
+        path of the run's folder in it, not made yet."""
+        self.leave()
         subprocess.run(["truncate", "-s", str(self.size), self.image], check=True)
         subprocess.run(["mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-E",
                         "lazy_itable_init=0,lazy_journal_init=0", self.image], check=True)
@@ -68,8 +70,14 @@ class RunFileSystem:
         # this way, 0.78 GB/s buffered, 1.2 GB/s on BENCH_DIR's own ext4).
         self.device = subprocess.run(["losetup", "--direct-io=on", "--find", "--show", self.image],
                                      capture_output=True, text=True, check=True).stdout.strip()
-        subprocess.run(["mount", self.device, self.MOUNT], check=True)
-        d = os.path.join(self.MOUNT, "w")
+        subprocess.run(["mount", self.device, self.mount], check=True)
+        return os.path.join(self.mount, "w")
+
+    def enter(self, src, state):
+        """A new file system holding `src`'s top-level files (the workload's
+        lists), or with `state` all of `src` (W4: what the tool's first fetch
+        left, times kept); returns the run's folder in it, with an empty dest/."""
+        d = self.fresh()
         if state:
             subprocess.run(["cp", "-a", src, d], check=True)
         else:
@@ -82,12 +90,25 @@ class RunFileSystem:
         return d
 
     def leave(self):
-        subprocess.run(["umount", self.MOUNT], check=True)
+        """Unmounts the run's file system, if one is mounted."""
+        if self.device is None:
+            return
+        subprocess.run(["umount", self.mount], check=True)
         subprocess.run(["losetup", "-d", self.device], check=True)
+        self.device = None
 
     @staticmethod
     def usable():
         return os.geteuid() == 0 and shutil.which("mkfs.ext4") is not None
+
+
+def curl_z_config(base, names):
+    """curl's config to revalidate each file against its copy in dest/ (W4):
+    one block per file, `next` between them (without it curl applies the
+    last time-cond to every URL, and each file made in another second than
+    the last was fetched again in every round), the server's time kept."""
+    return "next\n".join('url = "%s/%s"\noutput = "dest/%s"\ntime-cond = "dest/%s"\nremote-time\n'
+                         % (base, n, n, n) for n in names)
 
 
 def free_port():
@@ -376,12 +397,18 @@ def main():
     base = "http://127.0.0.1:%d" % nginx.port
     results = {"machine": {"cpus": os.cpu_count()}, "rounds": args.rounds, "workloads": {},
                "new_file_system_per_run": not args.same_fs and not args.callgrind}
-    # Room for W3's file (or W8's) and its partial's neighbours; the image is sparse.
+    # Room for W3's file (or W8's) and what runs beside it.
     runfs = None if args.same_fs or args.callgrind else RunFileSystem(work, max(args.big, args.w8) + (1 << 30))
 
-    def in_run_folder(d, state, body):
-        """Calls body(folder) in a new file system holding `d` (or in `d`
-        itself with --same-fs, after `prepare`: see bench)."""
+    def in_run_folder(d, state, prepare, body):
+        """body(folder) in a new file system holding `d` (RunFileSystem.enter),
+        or with --same-fs in `d` itself after `prepare(d)`. Either way each
+        run starts with no dirty pages left by the one before: on ext4 an
+        fsync's journal commit also writes other files' new data."""
+        if not runfs:
+            prepare(d)
+            os.sync()
+            return body(d)
         folder = runfs.enter(d, state)
         try:
             os.sync()
@@ -475,12 +502,7 @@ def main():
             return p, time.monotonic() - start
 
         for _ in range(runs):
-            if runfs:
-                p, wall = in_run_folder(cwd, state, timed)
-            else:
-                prepare(cwd)
-                os.sync()
-                p, wall = timed(cwd)
+            p, wall = in_run_folder(cwd, state, prepare, timed)
             try:
                 report = json.loads(p.stdout)
             except ValueError:
@@ -550,13 +572,7 @@ def main():
             cwd = d
             if isinstance(argv, tuple):  # (argv, folder of its own)
                 argv, cwd = argv
-            if runfs:
-                return in_run_folder(cwd, state, lambda folder: measured(argv, folder))
-            prepare(cwd)
-            # Each tool starts with no dirty pages left by the one before: on
-            # ext4 an fsync's journal commit also writes other files' new data.
-            os.sync()
-            return measured(argv, cwd)
+            return in_run_folder(cwd, state, prepare, lambda folder: measured(argv, folder))
 
         if args.callgrind:
             return count_instructions(name, d, tools, prepare)
@@ -639,25 +655,18 @@ def main():
                 os.makedirs(td)
                 for f in ["m.yaml", "curl.cfg", "aria2.txt", "wget2.txt"]:
                     shutil.copy(os.path.join(d, f), td)
-                # One block per file, `next` between them: without it curl applies
-                # the last time-cond to every URL, and each file made in another
-                # second than the last was fetched again in every round.
                 with open(os.path.join(td, "curl-z.cfg"), "w") as f:
-                    f.write("next\n".join('url = "%s/%s"\noutput = "dest/%s"\ntime-cond = "dest/%s"\nremote-time\n'
-                                          % (base, n, n, n) for n in names))
+                    f.write(curl_z_config(base, names))
                 # Fetched by the same command: with no copy yet, each downloads.
                 # With a file system per run, fetched where each run runs and
                 # copied back: each task's fingerprint in syncfiles' journal
                 # covers its destination's full path, and a copy elsewhere
                 # would plan every file as a changed entry.
-                if runfs:
-                    def fetch(folder, argv=revalidate[tool], td=td):
-                        run(argv, cwd=folder)
+                def fetch(folder, argv=revalidate[tool], td=td):
+                    run(argv, cwd=folder)
+                    if folder != td:
                         subprocess.run(["cp", "-a", folder + "/.", td], check=True)
-                    in_run_folder(td, False, fetch)
-                else:
-                    fresh(td)
-                    run(revalidate[tool], cwd=td)
+                in_run_folder(td, False, fresh, fetch)
                 tools[tool] = (revalidate[tool], td)
             # Our stack's floor: libcurl alone, 8 at a time, each request with
             # the If-Modified-Since nginx answers 304 to (Benchmarks/curl-floor.c).
