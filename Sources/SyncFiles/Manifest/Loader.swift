@@ -168,10 +168,11 @@ public struct ManifestLoader: Sendable {
   /// Rules that span manifests: unique names and one journal (the
   /// destinations are checked apart: `destinationConflicts`).
   func checkSession(_ set: inout ManifestSet) {
+    var found: [Diagnostic] = []
     var names: [String: Manifest] = [:]
     for m in set.manifests {
       if let first = names[m.name] {
-        set.diagnostics.append(
+        found.append(
           Diagnostic(
             file: m.path, mark: SourceMark(line: 1, column: 1), severity: .error,
             message: "manifest name '\(m.name)' is also the name of \(first.path); task ids would collide (set 'name:')"
@@ -185,7 +186,7 @@ public struct ManifestLoader: Sendable {
     for m in set.manifests {
       guard let j = m.journal else { continue }
       if let other = journals.values.first, journals[j] == nil {
-        set.diagnostics.append(
+        found.append(
           Diagnostic(
             file: m.path, mark: m.journalMark, severity: .error,
             message:
@@ -193,6 +194,7 @@ public struct ManifestLoader: Sendable {
       }
       journals[j] = journals[j] ?? m
     }
+    set.diagnostics += set.masked(found)
   }
 
   /// An entry by (manifest, entry) indices: copying entries into the
@@ -246,7 +248,7 @@ public struct ManifestLoader: Sendable {
           ))
       }
     }
-    return conflicts
+    return set.masked(conflicts)
   }
 
   /// Entries numbered across the session, manifest after manifest, for a

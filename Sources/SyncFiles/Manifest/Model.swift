@@ -434,6 +434,7 @@ public struct Secrets: Sendable, Hashable, CustomStringConvertible, CustomDebugS
   /// The secrets of all these manifests, to mask in text that may touch any of them.
   public init(all: [Secrets]) { values = all.reduce(into: []) { $0.formUnion($1.values) } }
 
+  public var isEmpty: Bool { values.isEmpty }
   public var description: String { "<\(values.count) secret value(s)>" }
   public var debugDescription: String { description }
   public var customMirror: Mirror { Mirror(self, children: ["count": values.count]) }
@@ -455,4 +456,18 @@ public struct ManifestSet: Sendable {
   public var hasErrors: Bool { diagnostics.hasErrors }
   public var limits: Limits { Limits.merged(manifests.map(\.limits)) }
   public var fileCount: Int { manifests.reduce(0) { $0 + $1.files.count } }
+  /// Every manifest's secrets: a session check's message can name paths of two manifests.
+  public var secrets: Secrets { Secrets(all: manifests.map(\.secrets)) }
+
+  /// `found`, with every secret of the session masked: the session's checks
+  /// work on expanded paths (a `${VAR}` in `root:` or `journal:`).
+  func masked(_ found: [Diagnostic]) -> [Diagnostic] {
+    let secrets = self.secrets
+    guard !secrets.isEmpty else { return found }
+    return found.map { d in
+      var d = d
+      d.message = secrets.redacting(d.message)
+      return d
+    }
+  }
 }

@@ -127,6 +127,27 @@ func startInBackground(_ args: [String], cwd: String, env: [String: String] = [:
     #expect(r.stdout.contains("header 'X-Bad' contains a line break"))
   }
 
+  /// The session's checks (destinations that collide, journals that differ)
+  /// run after the decoder, on expanded paths: a `${VAR}` in `root:` or
+  /// `journal:` must be masked there too. Found by the manifest fuzzer.
+  @Test func sessionChecksMaskExpandedValues() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let entry = { (id: String, dest: String) in "  - id: \(id)\n    url: http://h/\(id)\n    destination: \(dest)\n" }
+    write(
+      "version: 1\nroot: out/${TOK}\njournal: j/${TOK}\nfiles:\n" + entry("a", "d") + entry("b", "d/b")
+        + entry("c", "d"),
+      to: dir + "/one.yaml")
+    write("version: 1\njournal: other/${TOK}\nfiles:\n" + entry("x", "x"), to: dir + "/two.yaml")
+    let r = try run(["validate", "one.yaml", "two.yaml"], cwd: dir, env: ["TOK": "topsecret-123"])
+    #expect(r.status == 2)
+    // Text diagnostics go to stderr.
+    #expect(r.stderr.contains("needs a folder at") && r.stderr.contains("is also the destination of"))
+    #expect(r.stderr.contains("one session has one journal"))
+    #expect(!r.stdout.contains("topsecret") && !r.stderr.contains("topsecret"))
+    #expect(r.stderr.contains("out/<redacted>/d"))
+  }
+
   @Test func usageErrorsExit2() throws {
     var r = try run(["validate"])
     #expect(r.status == 2)
