@@ -7,8 +7,21 @@ import SyncFiles
 
 /// stdout carries only results; everything else goes to stderr (SPEC §2).
 enum Output {
+  /// The session's values from the environment, masked in everything
+  /// printed once the manifests are read (`mask`): the last line of defence
+  /// for a path built from a `${VAR}` (`root:`, `journal:`).
+  private nonisolated(unsafe) static var secrets = Secrets()
+  private static let secretsLock = Lock()
+
+  static func mask(_ values: Secrets) { secretsLock.locked { secrets = values } }
+
+  private static func masked(_ text: String) -> String {
+    let values = secretsLock.locked { secrets }
+    return values.isEmpty ? text : values.redacting(text)
+  }
+
   static func result(_ text: String) {
-    print(text)
+    print(masked(text))
   }
 
   /// Keeps values alive until the process exits: freeing a large session
@@ -23,7 +36,7 @@ enum Output {
   }
 
   static func error(_ text: String, newline: Bool = true) {
-    var line = text
+    var line = masked(text)
     if newline && !line.hasSuffix("\n") { line += "\n" }
     // write(2) directly: stdio's `stderr` is shared mutable state to Swift 6.
     FileIO.writeAll(2, Array(line.utf8))

@@ -71,10 +71,13 @@ enum PlanOutput {
       }
       Output.result(report.serialized())
     case .text:
-      // Written as it is made: a large plan's text is never held whole.
-      var out = TextOut(fd: 1)
+      // Written as it is made: a large plan's text is never held whole,
+      // unless values from the environment must be masked in it (`Output`).
+      let masks = !loaded.set.secrets.isEmpty
+      var out = TextOut(fd: masks ? nil : 1)
       PlanReport.write(plan, to: &out)
-      out.write((forecast.map { "\n\n" + $0.text } ?? "") + "\n")
+      out.write(forecast.map { "\n\n" + $0.text } ?? "")
+      if masks { Output.result(out.text) } else { out.write("\n") }
       out.flush()
     }
     Output.keepUntilExit(loaded, plan)

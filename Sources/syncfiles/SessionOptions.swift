@@ -95,6 +95,7 @@ struct LoadedSession {
       loader.onJournalKey = { prefetch.start(path: $0) }
     }
     var set = deferDestinations ? loader.loadDeferringDestinations(paths: paths) : loader.load(paths: paths)
+    Output.mask(set.secrets)
     var destinations: DestinationCheck? = nil
     if deferDestinations {
       // With errors already, every error is shown at once, as without deferring.

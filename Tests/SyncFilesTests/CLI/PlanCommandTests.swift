@@ -21,6 +21,24 @@ import Testing
       """, to: dir + "/m.yaml")
   }
 
+  /// A `root:` and a `journal:` from the environment: plan (text and
+  /// JSON, with destinations and the journal's path) and status print the
+  /// value masked. The test fails without `Output.mask`.
+  @Test func valuesFromTheEnvironmentAreMaskedInPlanAndStatus() throws {
+    write(
+      "version: 1\nname: m\nroot: out/${TOK}\njournal: state/${TOK}/journal\nfiles:\n"
+        + "  - {id: a, url: 'https://example.org/a', destination: a.bin, max_bytes: 1MiB}\n", to: dir + "/m.yaml")
+    let env = ["TOK": "topsecret-123"]
+    for args in [["plan", "m.yaml"], ["plan", "--format", "json", "m.yaml"], ["status", "m.yaml"]] {
+      let r = try run(args, cwd: dir, env: env)
+      #expect(r.status == 0, "\(args): \(r.stderr)")
+      #expect(!r.stdout.contains("topsecret") && !r.stderr.contains("topsecret"), "\(args): \(r.stdout)")
+      #expect(r.stdout.contains("state/<redacted>/journal"), "\(args): \(r.stdout)")
+    }
+    let json = try run(["plan", "--format", "json", "m.yaml"], cwd: dir, env: env)
+    #expect(json.stdout.contains("out/<redacted>/a.bin"))
+  }
+
   @Test func planJSONFollowsTheSpec() throws {
     setUp()
     let r = try run(["plan", "--format", "json", "--now", "2026-11-21T19:00:00Z", "m.yaml"], cwd: dir)
