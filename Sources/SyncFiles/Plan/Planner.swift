@@ -55,22 +55,40 @@ public enum Planner {
   /// the file is as recorded, and the recorded digest is the declared sha256.
   static func vouches(_ s: TaskState?, for e: FileEntry, fact f: FileFact) -> Bool {
     guard let s, let inst = s.installed, let want = e.sha256, inst.sha256 == want else { return false }
-    return inst.size == f.size && inst.mtimeNs == f.mtimeNs && s.fingerprint == fingerprint(e)
+    return inst.size == f.size && inst.mtimeNs == f.mtimeNs && s.fingerprint.map { isFingerprint($0, of: e) } == true
   }
 
   /// Identifies what an entry fetches and how it is checked; when it changes,
-  /// what was installed or held partially no longer counts.
+  /// what was installed or held partially no longer counts. The destination
+  /// counts as written, relative to the root: a manifest's folder moved with
+  /// its files and journal keeps them (each is still checked by size and
+  /// modification time, and revalidated as usual).
   public static func fingerprint(_ e: FileEntry) -> String {
-    // fnv1a(joined: [url, destination, sha256, max_bytes], separator: "\u{1}"),
-    // fed part by part: no array of the parts (twice an entry in a steady run).
-    // The separator is one byte, taken in place; an absent part adds no byte.
+    hex16(fingerprintHash(e, destinationFrom: Int(e.destinationStart)))
+  }
+
+  /// The fingerprint as journals written before 2026-11-27 recorded it: over
+  /// the destination's absolute path.
+  static func legacyFingerprint(_ e: FileEntry) -> String { hex16(fingerprintHash(e, destinationFrom: 0)) }
+
+  /// Whether a journal's `recorded` fingerprint is `e`'s, in either form.
+  public static func isFingerprint(_ recorded: String, of e: FileEntry) -> Bool {
+    recorded == fingerprint(e) || recorded == legacyFingerprint(e)
+  }
+
+  /// fnv1a(joined: [url, destination, sha256, max_bytes], separator: "\u{1}"),
+  /// fed part by part: no array of the parts (twice an entry in a steady run).
+  /// The separator is one byte, taken in place; an absent part adds no byte.
+  /// The destination's bytes are taken from `destinationFrom` on.
+  private static func fingerprintHash(_ e: FileEntry, destinationFrom start: Int) -> UInt64 {
     var h = e.url.withDisplayParts { head, tail in fnv1a(tail, from: fnv1a(head, from: fnvOffset)) }
-    h = fnv1a(e.destinationPath, from: separated(h))
+    h = separated(h)
+    h = e.destinationPath.withUTF8Bytes { bytes in fnv1a(UnsafeBufferPointer(rebasing: bytes[start...]), from: h) }
     h = separated(h)
     if let sha256 = e.sha256 { h = fnv1a(sha256, from: h) }
     h = separated(h)
     if let maxBytes = e.maxBytes { h = fnv1a(String(maxBytes), from: h) }
-    return hex16(h)
+    return h
   }
 
   /// FNV-1a continued over the separator byte 0x01.
@@ -94,11 +112,13 @@ public enum Planner {
   /// stepping the UTF-8 view costs several times more per byte, and every
   /// entry is hashed on every plan.
   static func fnv1a(_ s: String, from h: UInt64) -> UInt64 {
-    s.withUTF8Bytes { bytes in
-      var h = h
-      for b in bytes { h = (h ^ UInt64(b)) &* fnvPrime }
-      return h
-    }
+    s.withUTF8Bytes { bytes in fnv1a(bytes, from: h) }
+  }
+
+  static func fnv1a(_ bytes: UnsafeBufferPointer<UInt8>, from h: UInt64) -> UInt64 {
+    var h = h
+    for b in bytes { h = (h ^ UInt64(b)) &* fnvPrime }
+    return h
   }
 
   static let fnvPrime: UInt64 = 0x100_0000_01b3
@@ -132,7 +152,7 @@ public enum Planner {
     }
 
     // 1. What would happen if nothing held it back.
-    let sourceChanged = state?.fingerprint.map { $0 != fingerprint(e) } ?? false
+    let sourceChanged = state?.fingerprint.map { !isFingerprint($0, of: e) } ?? false
     let dest = facts.files[e.destinationPath]
     let partialFact = partialFact(e, state, facts)
     let held = sourceChanged ? nil : resumable(state?.partial, fact: partialFact)
@@ -195,7 +215,10 @@ public enum Planner {
   /// What lies at the task's partial path: the journal's, else the one
   /// beside the destination (not made when the facts counted none there).
   static func partialFact(_ e: FileEntry, _ state: TaskState?, _ facts: Facts) -> FileFact? {
-    if let held = state?.partial?.path { return facts.files[held] }
+    // A partial elsewhere (the journal of a folder copied, not moved) is not this entry's.
+    if let held = state?.partial?.path {
+      return held == PartialFile.path(for: e.destinationPath) ? facts.files[held] : nil
+    }
     if facts.siblingPartials == 0 { return nil }
     return facts.files[PartialFile.path(for: e.destinationPath)]
   }

@@ -101,11 +101,16 @@ import Testing
     #expect(!d.hasErrors, "\(d)")
     #expect(m!.files.count == 5)
     for e in m!.files {
-      // As journals written by earlier versions recorded it.
-      let key = [e.url.display, e.destinationPath, e.sha256 ?? "", e.maxBytes.map(String.init) ?? ""]
-        .joined(separator: "\u{1}")
-      let hex = String(Planner.fnv1a(key), radix: 16)
-      #expect(Planner.fingerprint(e) == String(repeating: "0", count: 16 - hex.count) + hex)
+      // The destination as written (relative to the root); journals written
+      // before 2026-11-27 recorded it with the absolute path.
+      for (destination, fingerprint) in [
+        (e.destination, Planner.fingerprint(e)), (e.destinationPath, Planner.legacyFingerprint(e)),
+      ] {
+        let key = [e.url.display, destination, e.sha256 ?? "", e.maxBytes.map(String.init) ?? ""]
+          .joined(separator: "\u{1}")
+        let hex = String(Planner.fnv1a(key), radix: 16)
+        #expect(fingerprint == String(repeating: "0", count: 16 - hex.count) + hex)
+      }
     }
   }
 

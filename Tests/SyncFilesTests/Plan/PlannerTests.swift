@@ -41,6 +41,8 @@ private func installed(_ m: Manifest, checked: String = "2026-11-21T18:00:00Z") 
 }
 
 private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
+/// Where the runner keeps `a`'s partial (`PartialFile.path`).
+private let heldPath = "/srv/.a.bin.syncfiles-partial"
 
 @Suite struct PlannerActionTests {
   /// The entries here expect 100 MiB: `segments: auto` offers 4 ranges (SPEC §8.3).
@@ -90,6 +92,53 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
     #expect(t.reason.hasPrefix("manifest entry changed"))
   }
 
+  /// Journals before 2026-11-27 recorded the fingerprint over the
+  /// destination's absolute path: such an entry has not changed.
+  @Test func aFingerprintOfTheEarlierFormIsStillTheEntrys() {
+    let m = manifest()
+    var s = installed(m)
+    s.fingerprint = Planner.legacyFingerprint(m.files[0])
+    #expect(s.fingerprint != Planner.fingerprint(m.files[0]))
+    let t = plan(m, s, facts(present))
+    #expect(t.action == .revalidate, "\(t.reason)")
+  }
+
+  /// The manifest's folder moved with its files and journal: the root
+  /// changed, the entry did not. The file is revalidated, not fetched again.
+  @Test func aMovedRootKeepsWhatWasInstalled() {
+    let m = manifest()
+    let s = installed(m)
+    var text = "version: 1\nname: m\nroot: /moved/srv\nfiles:\n"
+    text += "  - id: a\n    url: https://example.org/a\n    destination: a.bin\n    expected_bytes: 100MiB\n"
+    let moved = decode(text).0!
+    let t = plan(moved, s, facts(["/moved/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]))
+    #expect(t.action == .revalidate, "\(t.reason)")
+    // A file of another size there is not the one installed.
+    let other = plan(moved, s, facts(["/moved/srv/a.bin": FileFact(size: 99, mtimeNs: 5)]))
+    #expect(other.reason.hasPrefix("destination changed on disk since install"))
+    // Another destination, or another URL, is another entry.
+    for changed in [
+      text.replacingOccurrences(of: "a.bin", with: "b.bin"), text.replacingOccurrences(of: "/a\n", with: "/b\n"),
+    ] {
+      let t = plan(
+        decode(changed).0!, s,
+        facts([
+          "/moved/srv/a.bin": FileFact(size: 100, mtimeNs: 5), "/moved/srv/b.bin": FileFact(size: 100, mtimeNs: 5),
+        ]))
+      #expect(t.reason.hasPrefix("manifest entry changed"), "\(t.reason)")
+    }
+  }
+
+  /// A journal copied with its folder names the partial in the old folder:
+  /// that file is not this entry's, and is never resumed from or measured.
+  @Test func aPartialThatIsNotBesideTheDestinationIsNotResumed() {
+    var s = TaskState(id: "m/a")
+    s.partial = .init(path: "/old/srv/.a.bin.syncfiles-partial", offset: 10, etag: "\"v2\"")
+    let t = plan(manifest(), s, facts(["/old/srv/.a.bin.syncfiles-partial": FileFact(size: 10, mtimeNs: 1)]))
+    #expect(t.action == .download)
+    #expect(t.resumeOffset == 0)
+  }
+
   @Test func partialHeldResumes() {
     let m = manifest()
     var s = TaskState(id: "m/a")
@@ -103,8 +152,8 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
 
   @Test func partialWithOnlyAStrongLastModifiedResumes() {
     var s = TaskState(id: "m/a")
-    s.partial = .init(path: "/p", offset: 10, lastModified: "Sat, 21 Nov 2026 10:00:00 GMT", dateIsStrong: true)
-    let t = plan(manifest(), s, facts(["/p": FileFact(size: 10, mtimeNs: 1)]))
+    s.partial = .init(path: heldPath, offset: 10, lastModified: "Sat, 21 Nov 2026 10:00:00 GMT", dateIsStrong: true)
+    let t = plan(manifest(), s, facts([heldPath: FileFact(size: 10, mtimeNs: 1)]))
     #expect(t.action == .resume)
     #expect(t.reason.hasSuffix("resumable with Last-Modified" + Self.autoRanges))
     #expect(t.request.headerLines(partialSize: 10).contains("If-Range: Sat, 21 Nov 2026 10:00:00 GMT"))
@@ -113,8 +162,8 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
   @Test func partialUnderAWeakLastModifiedStartsOverAndSaysWhy() {
     var s = TaskState(id: "m/a")
     // Received within the second of the response's Date (or a journal from before v1.1): weak.
-    s.partial = .init(path: "/p", offset: 10, lastModified: "Sat, 21 Nov 2026 10:00:00 GMT")
-    let t = plan(manifest(), s, facts(["/p": FileFact(size: 10, mtimeNs: 1)]))
+    s.partial = .init(path: heldPath, offset: 10, lastModified: "Sat, 21 Nov 2026 10:00:00 GMT")
+    let t = plan(manifest(), s, facts([heldPath: FileFact(size: 10, mtimeNs: 1)]))
     #expect(t.action == .download)
     #expect(t.reason.contains("weak Last-Modified and cannot be resumed"))
     #expect(t.request == .whole)
@@ -123,26 +172,26 @@ private let present = ["/srv/a.bin": FileFact(size: 100, mtimeNs: 5)]
   @Test func partialThatCannotBeResumedStartsOver() {
     let m = manifest()
     for p in [
-      TaskState.Partial(path: "/p", offset: 10, etag: "W/\"weak\""),  // If-Range needs a strong ETag
-      TaskState.Partial(path: "/p", offset: 10),  // no validator at all
+      TaskState.Partial(path: heldPath, offset: 10, etag: "W/\"weak\""),  // If-Range needs a strong ETag
+      TaskState.Partial(path: heldPath, offset: 10),  // no validator at all
     ] {
       var s = TaskState(id: "m/a")
       s.partial = p
-      let t = plan(m, s, facts(["/p": FileFact(size: 10, mtimeNs: 1)]))
+      let t = plan(m, s, facts([heldPath: FileFact(size: 10, mtimeNs: 1)]))
       #expect(t.action == .download)
       #expect(t.resumeOffset == 0)
     }
     // A partial whose file is gone is nothing to resume either.
     var s = TaskState(id: "m/a")
-    s.partial = .init(path: "/p", offset: 10, etag: "\"x\"")
+    s.partial = .init(path: heldPath, offset: 10, etag: "\"x\"")
     #expect(plan(m, s).action == .download)
   }
 
   @Test func interruptedUpdateResumes() {
     let m = manifest("schedule: every 6h")
     var s = installed(m)
-    s.partial = .init(path: "/p", offset: 5, etag: "\"v2\"")
-    let t = plan(m, s, facts(present.merging(["/p": FileFact(size: 5, mtimeNs: 1)]) { a, _ in a }))
+    s.partial = .init(path: heldPath, offset: 5, etag: "\"v2\"")
+    let t = plan(m, s, facts(present.merging([heldPath: FileFact(size: 5, mtimeNs: 1)]) { a, _ in a }))
     #expect(t.action == .resume)
     #expect(t.reason.hasPrefix("update interrupted: partial 5 B of 100 MiB"))
   }
