@@ -242,8 +242,11 @@ public struct EntryOptions: Sendable, Hashable {
 /// on write); equal when the boxes are the same or the values are equal.
 public struct SharedValue<Value> {
   private final class Box {
-    // Written only through a SharedValue that holds the sole reference.
-    var value: Value
+    // Written only through a SharedValue that holds the sole reference
+    // (`_modify` below), so no access to a box can overlap a write to it:
+    // the run-time exclusivity check, on every read of every entry's
+    // field, could never fail here (it was 3.5 % of W4's instructions).
+    @exclusivity(unchecked) var value: Value
     init(_ value: Value) { self.value = value }
   }
   private var box: Box
