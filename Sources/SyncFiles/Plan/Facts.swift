@@ -117,6 +117,7 @@ public enum FactGatherer {
       var missingFolders = Set<String>()
       var partials = PartialLookup(manifests)
       var folders = FolderTable()
+      files.reserveCapacity(range.count)  // one fact a destination, as a steady run has: no rehash as it grows
       var first = 0  // the number of the manifest's first destination
       for m in manifests {
         defer { first += m.files.count }
@@ -157,6 +158,7 @@ public enum FactGatherer {
     /// Adds the facts of the destinations after these. The halves share no
     /// file; a folder both reach has the same disk in each.
     mutating func merge(_ later: Part) {
+      files.reserveCapacity(files.count + later.files.count)
       files.merge(later.files) { mine, _ in mine }
       disks.merge(later.disks) { mine, _ in mine }
       digests.merge(later.digests) { mine, _ in mine }
