@@ -21,6 +21,16 @@ public final class SessionJournal: @unchecked Sendable {
     lock.locked { writer.contents.tasks[id] ?? TaskState(id: id) }
   }
 
+  /// The hooks a task is owed, read in place: the end of every run asks this
+  /// of every task, and a copy of its whole state was most of the cost.
+  public func owedHooks(_ id: String) -> (change: Bool, complete: Bool) {
+    lock.locked {
+      let tasks = writer.contents.tasks
+      guard let i = tasks.index(forKey: id) else { return (false, false) }
+      return (tasks.values[i].changeHookPending, tasks.values[i].completeHookPending)
+    }
+  }
+
   /// Applies `change` to the task's latest state and appends the result
   /// (`flush: false`: at the next `flush`).
   public func update(_ id: String, flush: Bool = true, _ change: (inout TaskState) -> Void) {

@@ -20,9 +20,9 @@ extension Runner {
     var owedByManifest: [Int: [Int]] = [:]
     for i in jobs.indices where plan.tasks[i].selected {
       let id = plan.tasks[i].id
-      let state = journal.state(id)
-      if state.completeHookPending { owedByManifest[jobs[i].manifest, default: []].append(i) }
-      guard state.changeHookPending else { continue }
+      let owed = journal.owedHooks(id)
+      if owed.complete { owedByManifest[jobs[i].manifest, default: []].append(i) }
+      guard owed.change else { continue }
       let err = run(.fileChanged(plan.tasks[i].entry, manifest: manifests[jobs[i].manifest]))
       reports[i].hookError = err
       if err == nil { journal.update(id) { $0.changeHookPending = false } }

@@ -99,11 +99,18 @@ struct ResponseFields {
 
   private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
 
+  /// The fields by the length of their names: a line's name is compared
+  /// only with those as long (most lines a server sends name none).
+  private static let byLength: [[Name]] = {
+    var table = [[Name]](repeating: [], count: 1 + Name.allCases.map(\.text.utf8CodeUnitCount).max()!)
+    for name in Name.allCases { table[name.text.utf8CodeUnitCount].append(name) }
+    return table
+  }()
+
   /// Which field `bytes` names (ASCII letters in any case), if any.
   private static func name(_ bytes: Slice<UnsafeRawBufferPointer>) -> Name? {
-    for candidate in Name.allCases where candidate.text.utf8CodeUnitCount == bytes.count {
-      if equalsIgnoringCase(bytes, candidate.text) { return candidate }
-    }
+    guard bytes.count < byLength.count else { return nil }
+    for candidate in byLength[bytes.count] where equalsIgnoringCase(bytes, candidate.text) { return candidate }
     return nil
   }
 

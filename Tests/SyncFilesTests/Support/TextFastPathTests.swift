@@ -207,6 +207,24 @@ import Testing
     }
   }
 
+  /// Each field is found by its own name, in any case, and sets only itself.
+  @Test func everyFieldIsFoundByItsName() {
+    for name in ResponseFields.Name.allCases {
+      let text = name.text.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+      for written in [text, text.uppercased(), text.prefix(1).uppercased() + text.dropFirst()] {
+        var fields = ResponseFields()
+        Array("\(written): v\r\n".utf8).withUnsafeBytes { fields.take($0) }
+        #expect(ResponseFields.Name.allCases.allSatisfy { fields[$0] == ($0 == name ? "v" : nil) }, "\(written)")
+      }
+    }
+    // Names one byte longer or shorter than every field's, and a long one.
+    var fields = ResponseFields()
+    for line in ["E: 1\r\n", "Transfer-Encodings: 2\r\n", String(repeating: "x", count: 300) + ": 3\r\n"] {
+      Array(line.utf8).withUnsafeBytes { fields.take($0) }
+    }
+    #expect(ResponseFields.Name.allCases.allSatisfy { fields[$0] == nil })
+  }
+
   @Test func statusLinesGiveTheirCode() {
     let cases: [(String, Int?)] = [
       ("HTTP/1.1 304 Not Modified\r\n", 304), ("HTTP/2 200 \r\n", 200), ("HTTP/1.0  206 Partial\r\n", 206),
