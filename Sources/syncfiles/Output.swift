@@ -15,10 +15,7 @@ enum Output {
 
   static func mask(_ values: Secrets) { secretsLock.locked { secrets = values } }
 
-  private static func masked(_ text: String) -> String {
-    let values = secretsLock.locked { secrets }
-    return values.isEmpty ? text : values.redacting(text)
-  }
+  private static func masked(_ text: String) -> String { secretsLock.locked { secrets }.redacting(text) }
 
   static func result(_ text: String) {
     print(masked(text))

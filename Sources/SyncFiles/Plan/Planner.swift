@@ -55,7 +55,7 @@ public enum Planner {
   /// the file is as recorded, and the recorded digest is the declared sha256.
   static func vouches(_ s: TaskState?, for e: FileEntry, fact f: FileFact) -> Bool {
     guard let s, let inst = s.installed, let want = e.sha256, inst.sha256 == want else { return false }
-    return inst.size == f.size && inst.mtimeNs == f.mtimeNs && s.fingerprint.map { isFingerprint($0, of: e) } == true
+    return inst.size == f.size && inst.mtimeNs == f.mtimeNs && isFingerprint(s.fingerprint, of: e)
   }
 
   /// Identifies what an entry fetches and how it is checked; when it changes,
@@ -71,9 +71,11 @@ public enum Planner {
   /// the destination's absolute path.
   static func legacyFingerprint(_ e: FileEntry) -> String { hex16(fingerprintHash(e, destinationFrom: 0)) }
 
-  /// Whether a journal's `recorded` fingerprint is `e`'s, in either form.
-  public static func isFingerprint(_ recorded: String, of e: FileEntry) -> Bool {
-    recorded == fingerprint(e) || recorded == legacyFingerprint(e)
+  /// Whether a journal's `recorded` fingerprint is `e`'s, in either form
+  /// (none recorded is not). `current`: `fingerprint(e)`, when the caller has it.
+  public static func isFingerprint(_ recorded: String?, of e: FileEntry, current: String? = nil) -> Bool {
+    guard let recorded else { return false }
+    return recorded == (current ?? fingerprint(e)) || recorded == legacyFingerprint(e)
   }
 
   /// fnv1a(joined: [url, destination, sha256, max_bytes], separator: "\u{1}"),

@@ -155,7 +155,7 @@ extension Runner {
     let now = Timestamp.current()
     journal.update(e.qualifiedID, flush: false) { s in
       let fp = Planner.fingerprint(e)
-      if s.fingerprint.map({ !Planner.isFingerprint($0, of: e) }) != false || replacingRecord { s.installed = nil }
+      if !Planner.isFingerprint(s.fingerprint, of: e, current: fp) || replacingRecord { s.installed = nil }
       s.fingerprint = fp
       s.lastCheck = now
       s.lastSuccess = now
