@@ -112,7 +112,7 @@ extension Runner {
     if jobs[i].flight.partial == nil && t.action == .resume && reports[i].attempts == 0, let held = t.heldPartial {
       do throws(InstallError) { try reopen(i, held, root: root) } catch { throw .install(error) }
     }
-    var spec = TransferSpec(
+    let spec = TransferSpec(
       id: t.id, url: source.text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
       scheme: source.scheme, root: root, relative: e.destination, partial: jobs[i].flight.partial,
       hasher: jobs[i].hasher, connectTimeout: e.timeout.connect, stall: e.timeout.stall,

@@ -37,7 +37,7 @@ import Testing
   func spec(_ name: String) -> TransferSpec { Self.spec(server: server, root: dir, name) }
 
   static func spec(server: FaultServer, root: String, _ name: String) -> TransferSpec {
-    var s = TransferSpec(
+    let s = TransferSpec(
       id: name, url: "\(server.base)/\(name)", headers: [], scheme: "http", root: root, relative: name,
       partial: nil, hasher: SHA256Hasher(), connectTimeout: .seconds(10), stall: .seconds(30), onBody: { _ in })
     s.host = "127.0.0.1"
@@ -95,7 +95,7 @@ import Testing
     // Two transfers at once (two host keys), so that two spare handles are free after them.
     let first = Results()
     for (k, n) in warm.enumerated() {
-      var s = spec(n)
+      let s = spec(n)
       s.host = "warm\(k)"
       engine.start(s) { first.add($0) }
     }
@@ -119,7 +119,7 @@ import Testing
     let bytes = serve(quick, size: 5_000)
     let later = Results()
     for (k, n) in quick.enumerated() {
-      var s = spec(n)
+      let s = spec(n)
       s.host = "q\(k)"
       engine.start(s) { later.add($0) }
     }
@@ -151,7 +151,7 @@ import Testing
     server.routes(["/" + name: route])
     let engine = try #require(TransferEngine(perHost: 1, rate: nil, parallel: 1))
     defer { engine.shutdown() }
-    var s = EngineHandleTests.spec(server: server, root: dir, name)
+    let s = EngineHandleTests.spec(server: server, root: dir, name)
     s.mayHoldBody = true
     let results = EngineHandleTests.Results()
     engine.start(s) { results.add($0) }
