@@ -20,6 +20,11 @@ final class EasyRequest {
   let errorBuffer: UnsafeMutablePointer<CChar>
   /// `--verbose`: where the debug callback writes; alive as long as the handle.
   var verbose: VerboseSink?
+  /// The options every request of this shape shares, when the handle holds
+  /// them (set by the last request, kept since); nil when it holds any other.
+  var shape: RequestShape?
+  /// `curl_easy_reset` calls so far (tests: a request of the shape before skips it).
+  private(set) var resets = 0
 
   init?() {
     guard CurlGlobal.ready, let h = curl_easy_init() else { return nil }
@@ -34,11 +39,21 @@ final class EasyRequest {
     errorBuffer.deallocate()
   }
 
-  /// Makes the handle as new for another request (`curl_easy_reset`: every
-  /// option back to its default, callbacks included; libcurl keeps its
-  /// caches). Call only once the handle is out of the multi handle.
-  func recycle() {
-    curl_easy_reset(handle)
+  /// Makes the handle ready for another request. For a request whose shape
+  /// the handle holds (`next`), its options stay: that request sets the same
+  /// ones again, and its own (URL, header lines, callbacks' data) over them,
+  /// so only its header list goes. For any other, `curl_easy_reset`: every
+  /// option back to its default, callbacks included (libcurl keeps its
+  /// caches). Either way libcurl begins each transfer with fresh
+  /// per-transfer state. Call only once the handle is out of the multi handle.
+  func recycle(for next: RequestShape? = nil) {
+    if let next, next == shape {
+      _ = sf_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, nil)
+    } else {
+      curl_easy_reset(handle)
+      shape = nil
+      resets += 1
+    }
     if let headerList { curl_slist_free_all(headerList) }
     headerList = nil
     headers.removeAll()

@@ -78,27 +78,33 @@ public final class TransferEngine: @unchecked Sendable {
   /// thread makes one when the transfer begins: a caller that starts many
   /// transfers at once does not make a handle for each).
   private func prepared(_ spec: TransferSpec, _ done: @escaping @Sendable (TransferResult) -> Void) -> Transfer? {
-    guard let easy = takeSpare() else { return nil }
+    let shape = requestShape(spec, url: spec.url)
+    guard let easy = takeSpare(for: shape) else { return nil }
     let t = Transfer(spec: spec, done: releasing(done, host: spec.host), engine: self)
-    configure(t, easy: easy, url: spec.url, hops: 0)
+    configure(t, easy: easy, url: spec.url, hops: 0, shape: shape)
     return t
   }
 
-  /// A spare handle, reset on the calling thread, if one is free.
-  private func takeSpare() -> EasyRequest? {
+  /// A spare handle, made ready on the calling thread for a request of
+  /// `shape`, if one is free.
+  private func takeSpare(for shape: RequestShape?) -> EasyRequest? {
     guard let (easy, last) = lock.locked({ spare.popLast() }) else { return nil }
     // Callbacks may fire while the handle is reset: its last transfer stays alive until after it.
-    if let last { withExtendedLifetime(last) { easy.recycle() } }
+    withExtendedLifetime(last) { easy.recycle(for: shape) }
     return easy
   }
 
   /// Handles made in this engine's life: as many as ran at once, not one per request.
   var handlesMade: Int { lock.locked { made } }
+
+  /// `curl_easy_reset` calls of the spare handles (all of them, when no
+  /// transfer runs or waits): none between requests of one shape.
+  var handleResets: Int { lock.locked { spare.reduce(0) { $0 + $1.easy.resets } } }
   private var made = 0
 
   /// A spare handle, else a new one.
-  private func takeHandle() -> EasyRequest? {
-    if let easy = takeSpare() { return easy }
+  private func takeHandle(for shape: RequestShape?) -> EasyRequest? {
+    if let easy = takeSpare(for: shape) { return easy }
     guard let easy = EasyRequest() else { return nil }
     lock.locked { made += 1 }
     return easy
@@ -268,10 +274,11 @@ public final class TransferEngine: @unchecked Sendable {
   }
 
   func begin(_ t: Transfer, url: String, hops: Int) {
-    guard let easy = takeHandle() else {
+    let shape = requestShape(t.spec, url: url)
+    guard let easy = takeHandle(for: shape) else {
       return t.done(t.result(.failed(.engine("libcurl could not create a handle"))))
     }
-    configure(t, easy: easy, url: url, hops: hops)
+    configure(t, easy: easy, url: url, hops: hops, shape: shape)
     add(t, easy)
   }
 
@@ -283,18 +290,23 @@ public final class TransferEngine: @unchecked Sendable {
   /// Gives `easy` the options of `t`'s request to `url`. Reads only what
   /// does not change after `init` and `t` itself: callers on any thread may
   /// set up a transfer the engine thread does not hold yet.
-  private func configure(_ t: Transfer, easy: EasyRequest, url: String, hops: Int) {
+  private func configure(_ t: Transfer, easy: EasyRequest, url: String, hops: Int, shape: RequestShape?) {
     t.reset(easy: easy, hops: hops)
     t.url = url
     let s = t.spec
-    easy.configure(
-      url: url, entryURL: s.url, isFile: s.isFile, network: s.network,
-      environment: environment, connectTimeout: s.connectTimeout)
-    if let verbose { easy.trace(VerboseSink(id: s.id, secrets: s.secrets, log: verbose)) }
-    easy.set(CURLOPT_LOW_SPEED_LIMIT, 1024)
-    easy.set(CURLOPT_LOW_SPEED_TIME, Int(s.stall.seconds))
-    // Under a rate cap, smaller reads keep the pacing smooth.
-    easy.set(CURLOPT_BUFFERSIZE, rateLimit.map { Int(min(max($0 / 16, 16 * 1024), 256 * 1024)) } ?? 256 * 1024)
+    if shape != nil && easy.shape == shape {
+      easy.set(CURLOPT_URL, url)  // the rest as the request before, of the same shape, left it
+    } else {
+      easy.configure(
+        url: url, entryURL: s.url, isFile: s.isFile, network: s.network,
+        environment: environment, connectTimeout: s.connectTimeout)
+      if let verbose { easy.trace(VerboseSink(id: s.id, secrets: s.secrets, log: verbose)) }
+      easy.set(CURLOPT_LOW_SPEED_LIMIT, 1024)
+      easy.set(CURLOPT_LOW_SPEED_TIME, Int(s.stall.seconds))
+      // Under a rate cap, smaller reads keep the pacing smooth.
+      easy.set(CURLOPT_BUFFERSIZE, rateLimit.map { Int(min(max($0 / 16, 16 * 1024), 256 * 1024)) } ?? 256 * 1024)
+      easy.shape = shape
+    }
     if s.isFile {
       easy.set(CURLOPT_FILETIME, 1)
       if case .ifModifiedSince(let d) = s.request.condition, let since = HTTPDate.parse(d) {
@@ -317,6 +329,36 @@ public final class TransferEngine: @unchecked Sendable {
     _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_HEADERDATA, me)
     _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
     _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_WRITEDATA, me)
+  }
+
+  /// The shape of `s`'s request to `url`, or nil when its options are set
+  /// afresh on a reset handle: `file:` (its time condition is the
+  /// request's), `--verbose`, a rate cap (paused transfers), and
+  /// credentials libcurl keeps for a transfer (netrc, or a user in the URL).
+  func requestShape(_ s: TransferSpec, url: String) -> RequestShape? {
+    guard !s.isFile, verbose == nil, rateLimit == nil, s.network.netrc == nil || s.network.netrc == .off,
+      !Self.namesUser(url)
+    else { return nil }
+    return RequestShape(
+      network: s.network, connectTimeoutMs: Int(s.connectTimeout.seconds * 1000), stallSeconds: Int(s.stall.seconds))
+  }
+
+  /// Whether `url`'s authority holds a user (`scheme://user@host`).
+  static func namesUser(_ url: String) -> Bool {
+    var url = url
+    return url.withUTF8 { u in
+      var i = 0
+      while i < u.count && u[i] != UInt8(ascii: ":") { i += 1 }
+      i += 3  // "://"
+      while i < u.count {
+        switch u[i] {
+        case UInt8(ascii: "@"): return true
+        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return false
+        default: i += 1
+        }
+      }
+      return false
+    }
   }
 
   // MARK: - The aggregate rate cap (a token bucket shared by all transfers)

@@ -132,6 +132,105 @@ import Testing
     }
     #expect(engine.handlesMade == 2, "the stopped transfers' handles serve the later ones")
   }
+
+  /// One request at a time on one handle, each waited for.
+  func one(_ engine: TransferEngine, _ s: TransferSpec) throws -> TransferResult {
+    let results = Results()
+    engine.start(s) { results.add($0) }
+    return try #require(results.wait(for: 1)[s.id], "\(s.id) has no result")
+  }
+
+  @Test func requestsOfOneShapeKeepTheHandlesOptionsAndSendOnlyTheirOwnLines() throws {
+    let names = (0..<20).map { "s\($0).bin" }
+    let bytes = serve(names, size: 2_000)
+    let engine = try #require(TransferEngine(perHost: 2, rate: nil, parallel: 2))
+    for (k, n) in names.enumerated() {
+      let s = spec(n)
+      s.headers = ["X-Seq: \(k)"]
+      let r = try one(engine, s)
+      #expect(r.outcome == .complete && r.received == 2_000, "\(n): \(r.outcome)")
+      #expect(r.hasher.finish() == sha256Hex(bytes[n]!))
+    }
+    // The first request of a handle finds it new; every later one finds the options of its shape.
+    #expect(engine.handlesMade == 1)
+    #expect(engine.handleResets == 0, "\(engine.handleResets) resets between requests of one shape")
+    engine.shutdown()
+    for (k, n) in names.enumerated() {
+      let seen = server.requests("/" + n).map { $0.headers["x-seq"] }
+      #expect(seen == ["\(k)"], "\(n) carried its own line, and no other request's")
+    }
+  }
+
+  @Test func aRequestOfAnotherShapeGetsNoneOfTheOptionsOfTheOneBefore() throws {
+    let names = ["a.bin", "b.bin", "c.bin", "d.bin", "e.bin"]
+    _ = serve(names, size: 1_000)
+    let netrc = dir + "/netrc"
+    try "machine 127.0.0.1 login user password pass\n".write(toFile: netrc, atomically: true, encoding: .utf8)
+    // One handle for all five, each request waited for.
+    let engine = try #require(TransferEngine(perHost: 1, rate: nil, parallel: 1))
+    let viaProxy = spec("a.bin")
+    viaProxy.network.proxy = .url(
+      ExpandedString(template: "http://127.0.0.1:9", value: "http://127.0.0.1:9", hasSecret: false))
+    #expect(try one(engine, viaProxy).outcome != .complete, "a dead proxy fails the request that names it")
+    #expect(try one(engine, spec("b.bin")).outcome == .complete, "the next request goes direct")
+    #expect(try one(engine, spec("c.bin")).outcome == .complete)
+    let withNetrc = spec("d.bin")
+    withNetrc.network.netrc = .file(netrc)
+    #expect(try one(engine, withNetrc).outcome == .complete)
+    #expect(try one(engine, spec("e.bin")).outcome == .complete)
+    // Reset before b (other proxy), d (netrc) and e (after netrc); not before c, b's shape.
+    #expect(engine.handlesMade == 1)
+    #expect(engine.handleResets == 3)
+    engine.shutdown()
+    #expect(server.requests("/a.bin").isEmpty, "a never reached the server")
+    #expect(server.requests("/d.bin").first?.headers["authorization"] != nil, "netrc gave d its login")
+    #expect(server.requests("/e.bin").first.map { $0.headers["authorization"] == nil } == true, "e sent no login")
+  }
+
+  @Test func aRedirectToAnotherOriginNeverFindsNetrcOnAHandle() throws {
+    _ = serve(["n0.bin", "n1.bin"], size: 1_000)
+    server.routes([
+      "/n0.bin": ["file": "n0.bin"], "/n1.bin": ["file": "n1.bin"],
+      "/r": ["redirect": ["location": "http://localhost:\(server.port)/c"]], "/c": ["file": "n0.bin"],
+    ])
+    let netrc = dir + "/netrc"
+    try "machine 127.0.0.1 login user password pass\nmachine localhost login user password pass\n"
+      .write(toFile: netrc, atomically: true, encoding: .utf8)
+    func withNetrc(_ name: String) -> TransferSpec {
+      let s = spec(name)
+      s.network.netrc = .file(netrc)
+      return s
+    }
+    let engine = try #require(TransferEngine(perHost: 2, rate: nil, parallel: 2))
+    // Two at once: two handles, each last set up with netrc for this origin.
+    let first = Results()
+    for n in ["n0.bin", "n1.bin"] { engine.start(withNetrc(n)) { first.add($0) } }
+    #expect(first.wait(for: 2).values.allSatisfy { $0.outcome == .complete })
+    // The redirect's second request takes the other spare handle.
+    let r = try one(engine, withNetrc("r"))
+    engine.shutdown()
+    #expect(r.outcome == .complete, "\(r.outcome)")
+    #expect(server.requests("/r").first?.headers["authorization"] != nil, "its own origin gets the login")
+    #expect(server.requests("/c").first.map { $0.headers["authorization"] == nil } == true, "another origin none")
+  }
+
+  @Test func aUserInTheURLIsACredentialOfItsRequestAlone() throws {
+    _ = serve(["u.bin", "v.bin"], size: 1_000)
+    let engine = try #require(TransferEngine(perHost: 1, rate: nil, parallel: 1))
+    let withUser = spec("u.bin")
+    withUser.url = "http://user:pass@127.0.0.1:\(server.port)/u.bin"
+    #expect(try one(engine, withUser).outcome == .complete)
+    #expect(try one(engine, spec("v.bin")).outcome == .complete)
+    engine.shutdown()
+    #expect(server.requests("/u.bin").first?.headers["authorization"] != nil)
+    #expect(server.requests("/v.bin").first.map { $0.headers["authorization"] == nil } == true)
+    #expect(TransferEngine.namesUser("http://u:p@host/f"))
+    #expect(TransferEngine.namesUser("https://u@host:8443"))
+    #expect(!TransferEngine.namesUser("http://host/a@b"))
+    #expect(!TransferEngine.namesUser("http://host?x=a@b"))
+    #expect(!TransferEngine.namesUser("http://host#a@b"))
+    #expect(!TransferEngine.namesUser("http://127.0.0.1:8080/f.bin"))
+  }
 }
 
 /// A small body held in memory is hashed by the thread that verifies it or
