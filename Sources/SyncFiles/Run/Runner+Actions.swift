@@ -112,27 +112,20 @@ extension Runner {
     if jobs[i].flight.partial == nil && t.action == .resume && reports[i].attempts == 0, let held = t.heldPartial {
       do throws(InstallError) { try reopen(i, held, root: root) } catch { throw .install(error) }
     }
-    let spec = TransferSpec(
-      id: t.id, url: source.text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
-      scheme: source.scheme, root: root, relative: e.destination, partial: jobs[i].flight.partial,
-      hasher: jobs[i].hasher, connectTimeout: e.timeout.connect, stall: e.timeout.stall,
-      onBody: journalPartial(t))
-    spec.host = source.host
-    spec.maxBytes = e.maxBytes
-    spec.network = e.network
-    spec.secrets = manifests[jobs[i].manifest].secrets
-    spec.request = request(i)
-    spec.segments = e.segments
-    spec.held = jobs[i].flight.held
+    var mirrors: [(url: String, name: String)] = []
     if !e.mirrors.isEmpty {  // most entries have none: no array of their URLs made per try
       let urls = [e.url] + e.mirrors
-      spec.mirrors = urls.indices.filter {
+      mirrors = urls.indices.filter {
         $0 != jobs[i].life.source && ["http", "https"].contains(urls[$0].scheme)
       }.map { (urls[$0].text.revealed, urls[$0].display) }
     }
-    spec.onRanges = journalRanges(t)
-    spec.mayHoldBody = !plugins.anyVerifierReadsFile(for: e)
-    return spec
+    return TransferSpec(
+      id: t.id, url: source.text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
+      scheme: source.scheme, host: source.host, root: root, relative: e.destination,
+      partial: jobs[i].flight.partial, hasher: jobs[i].hasher, request: request(i), network: e.network,
+      secrets: manifests[jobs[i].manifest].secrets, maxBytes: e.maxBytes, connectTimeout: e.timeout.connect,
+      stall: e.timeout.stall, onBody: journalPartial(t), segments: e.segments, mirrors: mirrors,
+      held: jobs[i].flight.held, onRanges: journalRanges(t), mayHoldBody: !plugins.anyVerifierReadsFile(for: e))
   }
 
   /// Opens the partial held since an earlier run and hashes what it holds

@@ -1,75 +1,89 @@
 /// One transfer for the engine: where to fetch from, what to send, where the
 /// bytes go. Built by the runner; handed to the engine thread and back.
 ///
-/// A class, not a struct: the runner fills it in and then only reads it, and
-/// so does every thread after it (nothing sets a field once `start` has it).
-/// As a struct of some twenty fields, each of the four copies a try made
-/// (the hand-over, the engine's transfer, the set-up) retained and released
-/// each of its strings, arrays and closures (issue 15, W4: 142,000 retains
-/// for 2,000 tries); a reference is retained once.
+/// A class of constants, not a struct: made whole once, then only read, by
+/// every thread after the runner's. As a struct of some twenty fields, each
+/// of the four copies a try made (the hand-over, the engine's transfer, the
+/// set-up) retained and released each of its strings, arrays and closures
+/// (issue 15, W4: 142,000 retains for 2,000 tries); a reference is retained
+/// once. Constants, as a field a class lets anyone set is checked for
+/// overlapping access each time it is read (W4: 16 checks a try).
 public final class TransferSpec: @unchecked Sendable {
-  public var id: String
+  public let id: String
   /// The URL to fetch (expanded: never print it).
-  public var url: String
+  public let url: String
   /// Manifest headers, `Name: value` (expanded: never print them).
-  public var headers: [String]
+  public let headers: [String]
   /// Lower-case URL scheme.
-  public var scheme: String
+  public let scheme: String
   /// The host `per_host` counts this transfer under (the task's URL's, redirects included).
-  public var host = ""
+  public let host: String
   public var isFile: Bool { scheme == "file" }
   /// Where a partial file is created when a body arrives.
-  public var root: String
-  public var relative: String
+  public let root: String
+  public let relative: String
   /// An open partial being resumed: its size is the offset asked for.
-  public var partial: PartialFile?
+  public let partial: PartialFile?
   /// Hashes every byte of the partial, those held before included.
-  public var hasher: SHA256Hasher
+  public let hasher: SHA256Hasher
   /// What to ask for: a resume, a conditional request or the whole file.
-  public var request: RequestPolicy = .whole
+  public let request: RequestPolicy
   /// TLS trust, proxy and netrc of the entry.
-  public var network = NetworkOptions()
+  public let network: NetworkOptions
   /// Values to mask in `--verbose` output.
-  public var secrets = Secrets()
-  public var maxBytes: Int64?
-  public var connectTimeout: TimeSpan
-  public var stall: TimeSpan
+  public let secrets: Secrets
+  public let maxBytes: Int64?
+  public let connectTimeout: TimeSpan
+  public let stall: TimeSpan
   /// Called on the engine thread when a body is about to be written (after
   /// the partial was created or cut back, before its first byte), so that
   /// the journal knows the partial's validators before it holds any byte.
-  public var onBody: @Sendable (ResponseHead) -> Void
+  public let onBody: @Sendable (ResponseHead) -> Void
   /// Ranges at once (SPEC §8.3): nil is `auto` (4 from 64 MiB), 1 one stream.
-  public var segments: Int? = 1
+  public let segments: Int?
   /// Mirrors that may serve ranges of a segmented transfer: the URL to ask
   /// (expanded: never print it) and the URL to name in messages.
-  public var mirrors: [(url: String, name: String)] = []
+  public let mirrors: [(url: String, name: String)]
   /// Ranges held since an earlier run: the transfer asks only for the rest.
-  public var held: HeldRanges?
+  public let held: HeldRanges?
   /// Called on the engine thread with the bytes a segmented partial holds
   /// (and the whole size), before the first range lands and as they grow.
   /// Nil ranges: the partial is one stream again (its held prefix).
-  public var onRanges: (@Sendable (ByteRanges?, Int64) -> Void)?
+  public let onRanges: (@Sendable (ByteRanges?, Int64) -> Void)?
   /// A small whole body may be held in memory until it completes
   /// (`PartialFile.init(holding:relative:capacity:)`): false when a verifier
   /// reads the partial's file before the install.
-  public var mayHoldBody = false
+  public let mayHoldBody: Bool
 
   public init(
-    id: String, url: String, headers: [String], scheme: String, root: String, relative: String,
-    partial: PartialFile?, hasher: SHA256Hasher, connectTimeout: TimeSpan, stall: TimeSpan,
-    onBody: @escaping @Sendable (ResponseHead) -> Void
+    id: String, url: String, headers: [String] = [], scheme: String, host: String = "", root: String,
+    relative: String, partial: PartialFile? = nil, hasher: SHA256Hasher, request: RequestPolicy = .whole,
+    network: NetworkOptions = NetworkOptions(), secrets: Secrets = Secrets(), maxBytes: Int64? = nil,
+    connectTimeout: TimeSpan, stall: TimeSpan, onBody: @escaping @Sendable (ResponseHead) -> Void,
+    segments: Int? = 1, mirrors: [(url: String, name: String)] = [], held: HeldRanges? = nil,
+    onRanges: (@Sendable (ByteRanges?, Int64) -> Void)? = nil, mayHoldBody: Bool = false
   ) {
     self.id = id
     self.url = url
     self.headers = headers
     self.scheme = scheme
+    self.host = host
     self.root = root
     self.relative = relative
     self.partial = partial
     self.hasher = hasher
+    self.request = request
+    self.network = network
+    self.secrets = secrets
+    self.maxBytes = maxBytes
     self.connectTimeout = connectTimeout
     self.stall = stall
     self.onBody = onBody
+    self.segments = segments
+    self.mirrors = mirrors
+    self.held = held
+    self.onRanges = onRanges
+    self.mayHoldBody = mayHoldBody
   }
 }
 

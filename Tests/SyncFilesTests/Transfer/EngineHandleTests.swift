@@ -34,14 +34,21 @@ import Testing
     }
   }
 
-  func spec(_ name: String) -> TransferSpec { Self.spec(server: server, root: dir, name) }
+  func spec(
+    _ name: String, host: String = "127.0.0.1", headers: [String] = [], network: NetworkOptions = NetworkOptions(),
+    url: String? = nil
+  ) -> TransferSpec {
+    Self.spec(server: server, root: dir, name, host: host, headers: headers, network: network, url: url)
+  }
 
-  static func spec(server: FaultServer, root: String, _ name: String) -> TransferSpec {
-    let s = TransferSpec(
-      id: name, url: "\(server.base)/\(name)", headers: [], scheme: "http", root: root, relative: name,
-      partial: nil, hasher: SHA256Hasher(), connectTimeout: .seconds(10), stall: .seconds(30), onBody: { _ in })
-    s.host = "127.0.0.1"
-    return s
+  static func spec(
+    server: FaultServer, root: String, _ name: String, host: String = "127.0.0.1", headers: [String] = [],
+    network: NetworkOptions = NetworkOptions(), url: String? = nil, mayHoldBody: Bool = false
+  ) -> TransferSpec {
+    TransferSpec(
+      id: name, url: url ?? "\(server.base)/\(name)", headers: headers, scheme: "http", host: host, root: root,
+      relative: name, hasher: SHA256Hasher(), network: network, connectTimeout: .seconds(10), stall: .seconds(30),
+      onBody: { _ in }, mayHoldBody: mayHoldBody)
   }
 
   func serve(_ names: [String], size: Int, trickle: Int? = nil) -> [String: [UInt8]] {
@@ -95,8 +102,7 @@ import Testing
     // Two transfers at once (two host keys), so that two spare handles are free after them.
     let first = Results()
     for (k, n) in warm.enumerated() {
-      let s = spec(n)
-      s.host = "warm\(k)"
+      let s = spec(n, host: "warm\(k)")
       engine.start(s) { first.add($0) }
     }
     Thread.sleep(forTimeInterval: 0.3)
@@ -119,8 +125,7 @@ import Testing
     let bytes = serve(quick, size: 5_000)
     let later = Results()
     for (k, n) in quick.enumerated() {
-      let s = spec(n)
-      s.host = "q\(k)"
+      let s = spec(n, host: "q\(k)")
       engine.start(s) { later.add($0) }
     }
     let all = later.wait(for: 2)
@@ -145,8 +150,7 @@ import Testing
     let bytes = serve(names, size: 2_000)
     let engine = try #require(TransferEngine(perHost: 2, rate: nil, parallel: 2))
     for (k, n) in names.enumerated() {
-      let s = spec(n)
-      s.headers = ["X-Seq: \(k)"]
+      let s = spec(n, headers: ["X-Seq: \(k)"])
       let r = try one(engine, s)
       #expect(r.outcome == .complete && r.received == 2_000, "\(n): \(r.outcome)")
       #expect(r.hasher.finish() == sha256Hex(bytes[n]!))
@@ -168,14 +172,17 @@ import Testing
     try "machine 127.0.0.1 login user password pass\n".write(toFile: netrc, atomically: true, encoding: .utf8)
     // One handle for all five, each request waited for.
     let engine = try #require(TransferEngine(perHost: 1, rate: nil, parallel: 1))
-    let viaProxy = spec("a.bin")
-    viaProxy.network.proxy = .url(
+    var proxied = NetworkOptions()
+    proxied.proxy = .url(
       ExpandedString(template: "http://127.0.0.1:9", value: "http://127.0.0.1:9", hasSecret: false))
-    #expect(try one(engine, viaProxy).outcome != .complete, "a dead proxy fails the request that names it")
+    #expect(
+      try one(engine, spec("a.bin", network: proxied)).outcome != .complete,
+      "a dead proxy fails the request that names it")
     #expect(try one(engine, spec("b.bin")).outcome == .complete, "the next request goes direct")
     #expect(try one(engine, spec("c.bin")).outcome == .complete)
-    let withNetrc = spec("d.bin")
-    withNetrc.network.netrc = .file(netrc)
+    var netrcOptions = NetworkOptions()
+    netrcOptions.netrc = .file(netrc)
+    let withNetrc = spec("d.bin", network: netrcOptions)
     #expect(try one(engine, withNetrc).outcome == .complete)
     #expect(try one(engine, spec("e.bin")).outcome == .complete)
     // Reset before b (other proxy), d (netrc) and e (after netrc); not before c, b's shape.
@@ -197,9 +204,9 @@ import Testing
     try "machine 127.0.0.1 login user password pass\nmachine localhost login user password pass\n"
       .write(toFile: netrc, atomically: true, encoding: .utf8)
     func withNetrc(_ name: String) -> TransferSpec {
-      let s = spec(name)
-      s.network.netrc = .file(netrc)
-      return s
+      var options = NetworkOptions()
+      options.netrc = .file(netrc)
+      return spec(name, network: options)
     }
     let engine = try #require(TransferEngine(perHost: 2, rate: nil, parallel: 2))
     // Two at once: two handles, each last set up with netrc for this origin.
@@ -217,8 +224,7 @@ import Testing
   @Test func aUserInTheURLIsACredentialOfItsRequestAlone() throws {
     _ = serve(["u.bin", "v.bin"], size: 1_000)
     let engine = try #require(TransferEngine(perHost: 1, rate: nil, parallel: 1))
-    let withUser = spec("u.bin")
-    withUser.url = "http://user:pass@127.0.0.1:\(server.port)/u.bin"
+    let withUser = spec("u.bin", url: "http://user:pass@127.0.0.1:\(server.port)/u.bin")
     #expect(try one(engine, withUser).outcome == .complete)
     #expect(try one(engine, spec("v.bin")).outcome == .complete)
     engine.shutdown()
@@ -250,8 +256,7 @@ import Testing
     server.routes(["/" + name: route])
     let engine = try #require(TransferEngine(perHost: 1, rate: nil, parallel: 1))
     defer { engine.shutdown() }
-    let s = EngineHandleTests.spec(server: server, root: dir, name)
-    s.mayHoldBody = true
+    let s = EngineHandleTests.spec(server: server, root: dir, name, mayHoldBody: true)
     let results = EngineHandleTests.Results()
     engine.start(s) { results.add($0) }
     return try #require(results.wait(for: 1)[name])
