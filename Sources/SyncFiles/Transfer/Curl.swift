@@ -46,7 +46,7 @@ final class EasyRequest {
   /// option back to its default, callbacks included (libcurl keeps its
   /// caches). Either way libcurl begins each transfer with fresh
   /// per-transfer state. Call only once the handle is out of the multi handle.
-  func recycle(for next: RequestShape? = nil) {
+  func recycle(for next: RequestShape?) {
     if let next, next == shape {
       _ = sf_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, nil)
     } else {

@@ -85,7 +85,7 @@ let verboseCallback: sf_curl_debug_cb = { _, type, data, size, userdata in
 /// options to the same values, so a handle keeps them from one to the next
 /// (`EasyRequest.recycle(for:)`; issue 15, W4: resetting and setting them
 /// again was about 7,000 instructions a request). Only plain requests have
-/// one (`TransferEngine.shape`): not `file:`, not under `--verbose` or a rate
+/// one (`TransferEngine.requestShape`): not `file:`, not under `--verbose` or a rate
 /// cap, and with no credentials from netrc or the URL.
 struct RequestShape: Equatable {
   var network: NetworkOptions

@@ -96,11 +96,11 @@ public final class TransferEngine: @unchecked Sendable {
 
   /// Handles made in this engine's life: as many as ran at once, not one per request.
   var handlesMade: Int { lock.locked { made } }
+  private var made = 0
 
   /// `curl_easy_reset` calls of the spare handles (all of them, when no
   /// transfer runs or waits): none between requests of one shape.
   var handleResets: Int { lock.locked { spare.reduce(0) { $0 + $1.easy.resets } } }
-  private var made = 0
 
   /// A spare handle, else a new one.
   private func takeHandle(for shape: RequestShape?) -> EasyRequest? {
@@ -347,17 +347,8 @@ public final class TransferEngine: @unchecked Sendable {
   static func namesUser(_ url: String) -> Bool {
     var url = url
     return url.withUTF8 { u in
-      var i = 0
-      while i < u.count && u[i] != UInt8(ascii: ":") { i += 1 }
-      i += 3  // "://"
-      while i < u.count {
-        switch u[i] {
-        case UInt8(ascii: "@"): return true
-        case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return false
-        default: i += 1
-        }
-      }
-      return false
+      guard let colon = u.firstIndex(of: UInt8(ascii: ":")), colon + 3 <= u.count else { return false }
+      return AuthorityParts(UnsafeBufferPointer(rebasing: u[(colon + 3)...])).userinfo != nil
     }
   }
 
