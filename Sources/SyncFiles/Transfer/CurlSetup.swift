@@ -87,10 +87,26 @@ let verboseCallback: sf_curl_debug_cb = { _, type, data, size, userdata in
 /// again was about 7,000 instructions a request). Only plain requests have
 /// one (`TransferEngine.requestShape`): not `file:`, not under `--verbose` or a rate
 /// cap, and with no credentials from netrc or the URL.
-struct RequestShape: Equatable {
-  var network: NetworkOptions
-  var connectTimeoutMs: Int
-  var stallSeconds: Int
+///
+/// A class of constants, made once per `TransferSpec`: a handle holds it
+/// and each request is compared with it by reference first. As a struct,
+/// each comparison and hand-over copied its `NetworkOptions` (W4: about
+/// 2,000 instructions a request in copies and releases).
+final class RequestShape: Equatable, Sendable {
+  let network: NetworkOptions
+  let connectTimeoutMs: Int
+  let stallSeconds: Int
+
+  init(network: NetworkOptions, connectTimeoutMs: Int, stallSeconds: Int) {
+    self.network = network
+    self.connectTimeoutMs = connectTimeoutMs
+    self.stallSeconds = stallSeconds
+  }
+
+  static func == (a: RequestShape, b: RequestShape) -> Bool {
+    a === b
+      || (a.connectTimeoutMs == b.connectTimeoutMs && a.stallSeconds == b.stallSeconds && a.network == b.network)
+  }
 }
 
 extension EasyRequest {

@@ -339,8 +339,7 @@ public final class TransferEngine: @unchecked Sendable {
     guard !s.isFile, verbose == nil, rateLimit == nil, s.network.netrc == nil || s.network.netrc == .off,
       !Self.namesUser(url)
     else { return nil }
-    return RequestShape(
-      network: s.network, connectTimeoutMs: Int(s.connectTimeout.seconds * 1000), stallSeconds: Int(s.stall.seconds))
+    return s.shape
   }
 
   /// Whether `url`'s authority holds a user (`scheme://user@host`).

@@ -35,6 +35,9 @@ public final class TransferSpec: @unchecked Sendable {
   public let maxBytes: Int64?
   public let connectTimeout: TimeSpan
   public let stall: TimeSpan
+  /// What its handle's options depend on besides the URL, made once here
+  /// (`TransferEngine.requestShape` says whether it may keep them).
+  let shape: RequestShape
   /// Called on the engine thread when a body is about to be written (after
   /// the partial was created or cut back, before its first byte), so that
   /// the journal knows the partial's validators before it holds any byte.
@@ -78,6 +81,8 @@ public final class TransferSpec: @unchecked Sendable {
     self.maxBytes = maxBytes
     self.connectTimeout = connectTimeout
     self.stall = stall
+    self.shape = RequestShape(
+      network: network, connectTimeoutMs: Int(connectTimeout.seconds * 1000), stallSeconds: Int(stall.seconds))
     self.onBody = onBody
     self.segments = segments
     self.mirrors = mirrors
