@@ -174,9 +174,13 @@ private struct RecordReader {
 
   /// Moves `i` past the bytes a string takes as they are, eight at a time
   /// where none of them asks for a look (a digest, a path).
-  mutating func skipPlain() {
-    i = JSONValue.skippingPlainWords(b, from: i)
-    while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\"), b[i] >= 0x20 { i += 1 }
+  mutating func skipPlain() { i = plainEnd(from: i) }
+
+  /// Where the bytes a string takes as they are end, from `k`.
+  func plainEnd(from k: Int) -> Int {
+    var k = JSONValue.skippingPlainWords(b, from: k)
+    while k < b.count, b[k] != UInt8(ascii: "\""), b[k] != UInt8(ascii: "\\"), b[k] >= 0x20 { k += 1 }
+    return k
   }
 
   /// The bytes of a string that has no escape, in place (nil for any other
@@ -211,20 +215,29 @@ private struct RecordReader {
       i += 1
       return String(decoding: UnsafeBufferPointer(rebasing: b[start..<(i - 1)]), as: UTF8.self)
     }
-    // Escapes (an ETag's quotes): the runs between them copied whole.
-    var out = Array(UnsafeBufferPointer(rebasing: b[start..<i]))
-    while i < b.count {
-      let c = b[i]
-      i += 1
-      if c == UInt8(ascii: "\"") { return String(decoding: out, as: UTF8.self) }
-      guard c == UInt8(ascii: "\\"), i < b.count, let e = Self.unescaped(b[i]) else { return nil }
-      out.append(e)
-      i += 1
-      let run = i
-      skipPlain()
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<i]))
+    // Escapes (an ETag's quotes): checked and counted first, then written
+    // once into the string's own storage, with no array between (issue 15,
+    // W4: every record's ETag came here).
+    var end = i
+    var length = i - start
+    while end < b.count, b[end] != UInt8(ascii: "\"") {
+      guard b[end] == UInt8(ascii: "\\"), end + 1 < b.count, Self.unescaped(b[end + 1]) != nil else { return nil }
+      let run = end + 2
+      end = plainEnd(from: run)
+      length += 1 + end - run
     }
-    return nil
+    guard end < b.count else { return nil }
+    let text = String(unsafeUninitializedCapacity: length) { out in
+      var k = start
+      for o in 0..<length {
+        let escaped = b[k] == UInt8(ascii: "\\")
+        out[o] = escaped ? Self.unescaped(b[k + 1]) ?? b[k + 1] : b[k]  // each escape checked above
+        k += escaped ? 2 : 1
+      }
+      return length
+    }
+    i = end + 1
+    return text
   }
 
   private static func unescaped(_ e: UInt8) -> UInt8? {
