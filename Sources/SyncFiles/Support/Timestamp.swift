@@ -131,47 +131,25 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
   /// `parseRFC3339` over bytes in place (the journal reads its times this way).
   static func parseRFC3339(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
-    var i = 0
-    func digits(_ n: Int) -> Int? {
-      guard i + n <= b.count else { return nil }
-      var v = 0
-      for k in 0..<n {
-        let c = b[i + k]
-        guard c >= 48 && c <= 57 else { return nil }
-        v = v * 10 + Int(c - 48)
-      }
-      i += n
-      return v
-    }
-    func expect(_ accepted: (UInt8) -> Bool) -> Bool {
-      guard i < b.count, accepted(b[i]) else { return false }
-      i += 1
-      return true
-    }
-    guard let year = digits(4), expect({ $0 == 45 }), let month = digits(2), expect({ $0 == 45 }),
-      let day = digits(2), expect({ $0 == 84 || $0 == 116 || $0 == 32 }),  // T t space
-      let hour = digits(2), expect({ $0 == 58 }), let minute = digits(2), expect({ $0 == 58 }),
-      let second = digits(2)
+    var c = DateCursor(b: b)
+    guard let year = c.digits(4), c.expect(45), let month = c.digits(2), c.expect(45),
+      let day = c.digits(2), c.expect(84, 116, 32),  // T t space
+      let hour = c.digits(2), c.expect(58), let minute = c.digits(2), c.expect(58),
+      let second = c.digits(2)
     else { return nil }
-    if i < b.count && b[i] == 46 {  // fraction
-      i += 1
-      let start = i
-      while i < b.count && b[i] >= 48 && b[i] <= 57 { i += 1 }
-      if i == start { return nil }
+    if c.expect(46) {  // a fraction, dropped
+      guard c.digits(1) != nil else { return nil }
+      while c.digits(1) != nil {}
     }
     var offset = 0
-    guard i < b.count else { return nil }
-    if b[i] == 90 || b[i] == 122 {  // Z z
-      i += 1
-    } else if b[i] == 43 || b[i] == 45 {  // + -
-      let sign = b[i] == 43 ? 1 : -1
-      i += 1
-      guard let oh = digits(2), expect({ $0 == 58 }), let om = digits(2), oh <= 23, om <= 59 else { return nil }
+    if !c.expect(90, 122) {  // Z z
+      guard c.i < b.count, b[c.i] == 43 || b[c.i] == 45 else { return nil }  // + -
+      let sign = b[c.i] == 43 ? 1 : -1
+      c.i += 1
+      guard let oh = c.digits(2), c.expect(58), let om = c.digits(2), oh <= 23, om <= 59 else { return nil }
       offset = sign * (oh * 3600 + om * 60)
-    } else {
-      return nil
     }
-    guard i == b.count else { return nil }
+    guard c.i == b.count else { return nil }
     guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month), hour <= 23, minute <= 59,
       second <= 60
     else { return nil }
@@ -200,5 +178,31 @@ extension Timestamp {
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
     return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+  }
+}
+
+/// A position in the bytes of a date being read (`Timestamp.parseRFC3339`).
+private struct DateCursor {
+  let b: UnsafeBufferPointer<UInt8>
+  var i = 0
+
+  /// The next `n` bytes as a decimal number, when all are digits.
+  mutating func digits(_ n: Int) -> Int? {
+    guard n <= b.count - i else { return nil }
+    var v = 0
+    for k in i..<(i + n) {
+      let d = b[k] &- 48
+      guard d <= 9 else { return nil }
+      v = v * 10 + Int(d)
+    }
+    i += n
+    return v
+  }
+
+  /// Steps over the next byte when it is `a` or `b` (or `c`).
+  mutating func expect(_ a: UInt8, _ b2: UInt8? = nil, _ c: UInt8? = nil) -> Bool {
+    guard i < b.count, b[i] == a || b[i] == b2 || b[i] == c else { return false }
+    i += 1
+    return true
   }
 }
