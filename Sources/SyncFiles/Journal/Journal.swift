@@ -94,17 +94,17 @@ public enum JournalFormat {
     }
     for body in frames.reversed() {
       // Its id read and looked up once: a later record gave its task, or the
-      // record in the writer's shape (nil: read it the general way below).
-      let (superseded, fast) = bytes.withUnsafeBufferPointer { all -> (Bool, TaskState?) in
+      // record in the writer's shape is stored as read, in place (false:
+      // read it the general way below).
+      let done = bytes.withUnsafeBufferPointer { all -> Bool in
         let b = UnsafeBufferPointer(rebasing: all[body])
-        guard let id = TaskState.fastID(b) else { return (false, nil) }
-        return c.tasks[id] != nil ? (true, nil) : (false, TaskState.fastRecord(b))
+        guard let id = TaskState.fastID(b) else { return false }
+        if c.tasks[id] != nil { return true }
+        guard let t = TaskState.fastRecord(b) else { return false }
+        c.tasks[id] = t
+        return true
       }
-      if superseded { continue }
-      if let fast {  // stored as read: no copy through `Record`
-        c.tasks[fast.id] = fast
-        continue
-      }
+      if done { continue }
       guard let r = record(bytes[body]) else {
         c = Contents()
         var tasks: [String: TaskState] = [:]
