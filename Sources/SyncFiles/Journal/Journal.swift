@@ -92,6 +92,10 @@ public enum JournalFormat {
       frames.append(body)
       return true
     }
+    // A journal is compacted past about four records a task, so about a
+    // quarter of its records or more are tasks' latest: the table starts
+    // that large instead of growing from nothing (W4: 0.9 M instructions).
+    c.tasks.reserveCapacity(frames.count / 4)
     for body in frames.reversed() {
       // Its id read and looked up once: a later record gave its task, or the
       // record in the writer's shape is stored as read, in place (false:
