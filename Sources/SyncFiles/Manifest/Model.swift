@@ -111,7 +111,13 @@ public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
   public var port: Int? { storedPort == 0 ? nil : Int(storedPort) }
 
   /// For display: as written, with `${VAR}` intact and any password hidden.
-  public var display: String { hidesPassword ? Self.hidingPassword(text.template) : text.template }
+  public var display: String { display(of: text) }
+
+  /// `display`, given `text` already made (a URL kept in two parts is
+  /// joined anew each time `text` is asked for).
+  public func display(of text: ExpandedString) -> String {
+    hidesPassword ? Self.hidingPassword(text.template) : text.template
+  }
 
   /// `display` in two parts that join to it, made with no new string when
   /// the URL keeps its text in two (a fingerprint is fed part by part).

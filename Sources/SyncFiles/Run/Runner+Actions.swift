@@ -104,7 +104,8 @@ extension Runner {
     let source = url(i)
     // The report names the URL of the last try (the mirror that served), and
     // only that try's status: an earlier 503 never stands beside a later connection error.
-    reports[i].url = source.display
+    let text = source.text  // joined once for the report and the request
+    reports[i].url = source.display(of: text)
     reports[i].httpStatus = nil
     if t.destinationNotAFile { throw .destinationNotAFile(path: e.destinationPath) }
     let root = manifests[jobs[i].manifest].root
@@ -120,7 +121,7 @@ extension Runner {
       }.map { (urls[$0].text.revealed, urls[$0].display) }
     }
     return TransferSpec(
-      id: t.id, url: source.text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
+      id: t.id, url: text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
       scheme: source.scheme, host: source.host, root: root, relative: e.destination,
       partial: jobs[i].flight.partial, hasher: jobs[i].hasher, request: request(i), network: e.network,
       secrets: manifests[jobs[i].manifest].secrets, maxBytes: e.maxBytes, connectTimeout: e.timeout.connect,
