@@ -94,18 +94,17 @@ let verboseCallback: sf_curl_debug_cb = { _, type, data, size, userdata in
 /// 2,000 instructions a request in copies and releases).
 final class RequestShape: Equatable, Sendable {
   let network: NetworkOptions
-  let connectTimeoutMs: Int
-  let stallSeconds: Int
+  let connectTimeout: TimeSpan
+  let stall: TimeSpan
 
-  init(network: NetworkOptions, connectTimeoutMs: Int, stallSeconds: Int) {
+  init(network: NetworkOptions, connectTimeout: TimeSpan, stall: TimeSpan) {
     self.network = network
-    self.connectTimeoutMs = connectTimeoutMs
-    self.stallSeconds = stallSeconds
+    self.connectTimeout = connectTimeout
+    self.stall = stall
   }
 
   static func == (a: RequestShape, b: RequestShape) -> Bool {
-    a === b
-      || (a.connectTimeoutMs == b.connectTimeoutMs && a.stallSeconds == b.stallSeconds && a.network == b.network)
+    a === b || (a.connectTimeout == b.connectTimeout && a.stall == b.stall && a.network == b.network)
   }
 }
 

@@ -81,8 +81,7 @@ public final class TransferSpec: @unchecked Sendable {
     self.maxBytes = maxBytes
     self.connectTimeout = connectTimeout
     self.stall = stall
-    self.shape = RequestShape(
-      network: network, connectTimeoutMs: Int(connectTimeout.seconds * 1000), stallSeconds: Int(stall.seconds))
+    self.shape = RequestShape(network: network, connectTimeout: connectTimeout, stall: stall)
     self.onBody = onBody
     self.segments = segments
     self.mirrors = mirrors
