@@ -56,7 +56,9 @@ struct SourceCache {
   mutating func line(_ n: Int, of file: String) -> String? {
     if lines[file] == nil {
       let path = file.hasPrefix("/") ? file : workingDirectory + "/" + file
-      guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+      guard case .success(let bytes) = FileIO.readAll(path, limit: YAMLLimits().maxBytes),
+        let text = String(validating: bytes, as: UTF8.self)
+      else { return nil }
       lines[file] = text.split(separator: "\n", omittingEmptySubsequences: false)
     }
     guard let all = lines[file], n >= 1, n <= all.count else { return nil }

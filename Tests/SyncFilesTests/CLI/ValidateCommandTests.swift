@@ -86,6 +86,25 @@ func startInBackground(_ args: [String], cwd: String, env: [String: String] = [:
     #expect(r.stdout == "invalid: 2 errors, 0 warnings\n")
   }
 
+  /// On a terminal each problem is followed by its line of the manifest and
+  /// a caret under its column (`script` gives the run a terminal).
+  @Test func onATerminalEachProblemShowsItsLineAndColumn() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    write(
+      "version: 1\nfiles:\n  - id: a\n    url: https://example.org/é\n    destinaton: a.bin\n    max_bytes: 1MiB\n",
+      to: dir + "/m.yaml")
+    let r = try run(
+      ["-qec", "'\(try syncfilesBinary())' validate m.yaml", "/dev/null"], cwd: dir, tool: "script")
+    let shown = r.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+    #expect(
+      shown.contains("m.yaml:5:5: error: unknown key 'destinaton' in a file entry; did you mean 'destination'?\n"))
+    #expect(
+      shown.contains(
+        "error: unknown key 'destinaton' in a file entry; did you mean 'destination'?\n    destinaton: a.bin\n    ^\n"))
+    #expect(shown.contains("missing required key 'destination'\n  - id: a\n    ^\n"), "\(shown)")
+  }
+
   @Test func warningsAloneExit0() throws {
     let dir = makeTempDir()
     defer { try? FileManager.default.removeItem(atPath: dir) }
