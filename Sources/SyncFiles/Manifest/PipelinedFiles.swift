@@ -17,7 +17,7 @@ final class PipelinedFiles: YAMLListSink, @unchecked Sendable {
   /// Items parsed ahead of the decoding, at most (memory stays bounded).
   static let window = 128
 
-  init(_ inner: StreamedFiles, inlineItems: Int = 256) {
+  init(_ inner: StreamedFiles, inlineItems: Int) {
     self.inner = inner
     self.inlineItems = inlineItems
   }
