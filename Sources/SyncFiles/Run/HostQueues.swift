@@ -18,13 +18,25 @@ struct HostQueues {
   /// Hosts in the order they were first seen: slot `s` is `hosts[s]`.
   private(set) var hosts: [String] = []
 
+  /// The host asked for last and its slot: most manifests name one host or
+  /// a few, and comparing a name is cheaper than hashing it (W4: two
+  /// lookups a task, about 1,400 instructions).
+  private var last: (name: String, slot: Int)?
+
   /// The slot of host `h`, made when `h` is new.
   mutating func slot(of h: String) -> Int {
-    if let s = slotOf[h] { return s }
-    slotOf[h] = hosts.count
-    hosts.append(h)
-    queues.append(Queue())
-    return hosts.count - 1
+    if let last, last.name == h { return last.slot }
+    let s: Int
+    if let known = slotOf[h] {
+      s = known
+    } else {
+      s = hosts.count
+      slotOf[h] = s
+      hosts.append(h)
+      queues.append(Queue())
+    }
+    last = (h, s)
+    return s
   }
 
   mutating func add(_ task: Int, slot s: Int, front: Bool = false) {

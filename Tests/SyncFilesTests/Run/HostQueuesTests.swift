@@ -10,7 +10,13 @@ import Testing
     #expect(q.slot(of: "b.example") == 0)
     #expect(q.slot(of: "a.example") == 1)
     #expect(q.slot(of: "b.example") == 0)
-    #expect(q.hosts == ["b.example", "a.example"])
+    // The same host asked for again, and a name that differs only in its end.
+    #expect(q.slot(of: "b.example") == 0)
+    #expect(q.slot(of: "b.example.org") == 2)
+    #expect(q.slot(of: "a.example") == 1)
+    #expect(q.slot(of: "a.example") == 1)
+    #expect(q.slot(of: "b.example.org") == 2)
+    #expect(q.hosts == ["b.example", "a.example", "b.example.org"])
   }
 
   @Test func eachHostIsFirstComeFirstServedAndEmptiesCleanly() {
