@@ -15,22 +15,45 @@ public enum JournalFormat {
   public static let header = "syncfiles-journal 1\n"
 
   /// The encoded line for one task's record.
-  static func line(_ state: TaskState) -> [UInt8] { line(body: state.recordBytes()) }
+  static func line(_ state: TaskState) -> [UInt8] {
+    var out: [UInt8] = []
+    var scratch: [UInt8] = []
+    appendLine(state, to: &out, scratch: &scratch)
+    return out
+  }
 
   /// The encoded line for one record.
-  static func line(_ payload: JSONValue) -> [UInt8] { line(body: payload.bytes()) }
-
-  private static func line(body: [UInt8]) -> [UInt8] {
-    let crc = CRC32.checksum(body)
+  static func line(_ payload: JSONValue) -> [UInt8] {
     var out: [UInt8] = []
-    out.reserveCapacity(body.count + 32)
+    payload.bytes().withUnsafeBufferPointer { appendLine(body: $0, to: &out) }
+    return out
+  }
+
+  /// Appends the line of `state`'s record to `out`. The record is written
+  /// into `scratch` first, whose room is kept from one record to the next:
+  /// a line costs no allocation of its own and one copy (a steady run
+  /// writes one for every task; issue 15, W4).
+  static func appendLine(_ state: TaskState, to out: inout [UInt8], scratch: inout [UInt8]) {
+    guard state.hasCursorRecord else {
+      return state.recordBytes().withUnsafeBufferPointer { appendLine(body: $0, to: &out) }
+    }
+    let room = state.recordRoom
+    if scratch.count < room { scratch = [UInt8](repeating: 0, count: max(room, 2 * scratch.count)) }
+    scratch.withUnsafeMutableBufferPointer { b in
+      let n = state.writeRecord(into: b)
+      appendLine(body: UnsafeBufferPointer(rebasing: b[..<n]), to: &out)
+    }
+  }
+
+  /// Appends `LENGTH CRC32 BODY\n`.
+  private static func appendLine(body: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    let crc = CRC32.checksum(UnsafeRawBufferPointer(body))
     JSONValue.writeInt(Int64(body.count), to: &out)
     out.append(0x20)
     Hex.append(UInt64(crc), digits: 8, to: &out)
     out.append(0x20)
-    out += body
+    out.append(contentsOf: body)
     out.append(0x0A)
-    return out
   }
 
   public struct Contents: Sendable {
@@ -367,15 +390,20 @@ public final class JournalWriter {
   /// Applies `change` to a task's latest state where the journal holds it
   /// (no copy of the state out and back) and records the result, as `record`.
   public func update(_ id: String, flush now: Bool = true, _ change: (inout TaskState) -> Void) throws(JournalError) {
-    pending += Self.changed(&contents.tasks[id, default: TaskState(id: id)], by: change)
+    Self.change(&contents.tasks[id, default: TaskState(id: id)], by: change, line: &pending, scratch: &scratch)
     contents.records += 1
     if now || pending.count >= 64 * 1024 { try flush() }
   }
 
-  /// `state` changed, and its record's line.
-  private static func changed(_ state: inout TaskState, by change: (inout TaskState) -> Void) -> [UInt8] {
+  /// Room for writing one record before its line is framed (`JournalFormat.appendLine`).
+  private var scratch: [UInt8] = []
+
+  /// Changes `state` where it is held, and appends its record's line to `line`.
+  private static func change(
+    _ state: inout TaskState, by change: (inout TaskState) -> Void, line: inout [UInt8], scratch: inout [UInt8]
+  ) {
     change(&state)
-    return JournalFormat.line(state)
+    JournalFormat.appendLine(state, to: &line, scratch: &scratch)
   }
 
   /// Makes every record so far durable.
@@ -402,7 +430,9 @@ public final class JournalWriter {
     let nfd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
     guard nfd >= 0 else { throw .system(doing: "cannot create", path: tmp, errno: Errno(errno)) }
     var out = Array(JournalFormat.header.utf8)
-    for id in contents.tasks.keys.sorted() { out += JournalFormat.line(contents.tasks[id]!) }
+    for id in contents.tasks.keys.sorted() {
+      JournalFormat.appendLine(contents.tasks[id]!, to: &out, scratch: &scratch)
+    }
     guard FileIO.writeAll(nfd, out) else {
       let e = Errno(errno)
       close(nfd)

@@ -13,45 +13,53 @@ extension TaskState {
   /// The record, byte for byte as `json.bytes()` writes it, written
   /// through a cursor into room sized for it beforehand.
   func recordBytes() -> [UInt8] {
-    if partial?.ranges != nil { return json.bytes() }  // rare: segmented partials take the tree
-    return [UInt8](unsafeUninitializedCapacity: recordRoom) { room, count in
-      var w = RecordWriter(out: ByteCursor(room))
-      w.out.put(Self.recordStart)
-      JSONValue.writeString(id, to: &w.out)
-      w.string("fp", fingerprint)
-      w.time("last_check", lastCheck)
-      w.time("last_success", lastSuccess)
-      w.string("outcome", lastOutcome?.rawValue)
-      w.string("error", lastError)
-      w.int("bytes", lastBytes)
-      w.int("http_status", httpStatus.map { Int64($0) })
-      if let i = installed {
-        w.out.put(#","installed":{"size":"#)
-        JSONValue.writeInt(i.size, to: &w.out)
-        w.int("mtime_ns", i.mtimeNs)
-        w.string("etag", i.etag)
-        w.string("last_modified", i.lastModified)
-        w.string("sha256", i.sha256)
-        w.flag("lm_strong", i.dateIsStrong)
-        w.out.put(UInt8(ascii: "}"))
-      }
-      if let p = partial {
-        w.out.put(#","partial":{"path":"#)
-        JSONValue.writeString(p.path, to: &w.out)
-        w.int("offset", p.offset)
-        w.int("total", p.totalBytes)
-        w.string("etag", p.etag)
-        w.string("last_modified", p.lastModified)
-        w.flag("lm_strong", p.dateIsStrong)
-        w.out.put(UInt8(ascii: "}"))
-      }
-      w.int("failures", failures > 0 ? Int64(failures) : nil)
-      w.time("backoff_until", backoffUntil)
-      w.flag("on_change_pending", changeHookPending)
-      w.flag("on_complete_pending", completeHookPending)
+    if !hasCursorRecord { return json.bytes() }
+    return [UInt8](unsafeUninitializedCapacity: recordRoom) { room, count in count = writeRecord(into: room) }
+  }
+
+  /// Whether `writeRecord` writes this state's record (all but a segmented
+  /// partial's, which rare records take through the tree).
+  var hasCursorRecord: Bool { partial?.ranges == nil }
+
+  /// Writes the record into `room`, at least `recordRoom` bytes, and gives
+  /// its length. Only where `hasCursorRecord`.
+  func writeRecord(into room: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    var w = RecordWriter(out: ByteCursor(room))
+    w.out.put(Self.recordStart)
+    JSONValue.writeString(id, to: &w.out)
+    w.string("fp", fingerprint)
+    w.time("last_check", lastCheck)
+    w.time("last_success", lastSuccess)
+    w.string("outcome", lastOutcome?.rawValue)
+    w.string("error", lastError)
+    w.int("bytes", lastBytes)
+    w.int("http_status", httpStatus.map { Int64($0) })
+    if let i = installed {
+      w.out.put(#","installed":{"size":"#)
+      JSONValue.writeInt(i.size, to: &w.out)
+      w.int("mtime_ns", i.mtimeNs)
+      w.string("etag", i.etag)
+      w.string("last_modified", i.lastModified)
+      w.string("sha256", i.sha256)
+      w.flag("lm_strong", i.dateIsStrong)
       w.out.put(UInt8(ascii: "}"))
-      count = w.out.count
     }
+    if let p = partial {
+      w.out.put(#","partial":{"path":"#)
+      JSONValue.writeString(p.path, to: &w.out)
+      w.int("offset", p.offset)
+      w.int("total", p.totalBytes)
+      w.string("etag", p.etag)
+      w.string("last_modified", p.lastModified)
+      w.flag("lm_strong", p.dateIsStrong)
+      w.out.put(UInt8(ascii: "}"))
+    }
+    w.int("failures", failures > 0 ? Int64(failures) : nil)
+    w.time("backoff_until", backoffUntil)
+    w.flag("on_change_pending", changeHookPending)
+    w.flag("on_complete_pending", completeHookPending)
+    w.out.put(UInt8(ascii: "}"))
+    return w.out.count
   }
 
   /// Room for any record `recordBytes` writes: its keys and punctuation (under

@@ -109,6 +109,34 @@ import Testing
     }
   }
 
+  /// Lines appended one after another through one scratch room, records
+  /// long and short in turn and a segmented one among them, are each the
+  /// line of its tree's bytes, and read back as the states written.
+  @Test func linesThroughOneScratchAreEachTheirRecordsLine() {
+    var states = Self.states()
+    var long = TaskState(id: "m/long")
+    long.lastError = String(repeating: "\"quoted\" \\ ", count: 400)
+    var segmented = TaskState(id: "m/seg")
+    segmented.partial = .init(path: "/p", offset: 0, totalBytes: 100)
+    segmented.partial?.ranges = ByteRanges([0..<10, 50..<60])
+    states.insert(long, at: 3)
+    states.insert(segmented, at: 10)
+    states.append(TaskState(id: "m/short"))
+    var out: [UInt8] = []
+    var scratch: [UInt8] = []
+    var expected: [UInt8] = []
+    for t in states {
+      JournalFormat.appendLine(t, to: &out, scratch: &scratch)
+      let body = t.json.bytes()
+      let crc = String(CRC32.checksum(body), radix: 16)
+      expected += Array("\(body.count) \(String(repeating: "0", count: 8 - crc.count))\(crc) ".utf8) + body + [0x0A]
+    }
+    #expect(out == expected)
+    let read = JournalFormat.decode(Array(JournalFormat.header.utf8) + out)
+    #expect(read?.records == states.count && read?.dropped == 0)
+    for t in states { #expect(read?.tasks[t.id] == t, "\(t.id)") }
+  }
+
   /// A segmented partial's ranges take the tree both ways.
   @Test func segmentedRangesTakeTheTree() {
     var t = TaskState(id: "m/seg")
