@@ -39,6 +39,24 @@ final class Folder: Sendable {
     return folder
   }
 
+  /// The folder of the file at `relative` (a path with a name at its end)
+  /// inside `root`, as `of(root:parts:…)` gives it. A plain path's folder
+  /// already open is found by its text, without splitting the path into
+  /// its components (4,900 instructions a file on the install thread: W1,
+  /// W7).
+  static func of(
+    root: String, fileAt relative: String, create: Bool, fresh: Bool = false, for destination: String
+  ) throws(InstallError) -> Folder {
+    if !fresh && Paths.isPlainRelative(relative) {
+      let folder = Paths.folder(of: relative)
+      // A plain path's components are separated by single slashes, none
+      // empty: its folder's text is its components but the last, joined.
+      if let open = shared.lookup(folder == "." ? root : root + "\u{0}" + folder) { return open }
+    }
+    let parts = relative.split(separator: "/").dropLast().map(String.init)[...]
+    return try of(root: root, parts: parts, create: create, fresh: fresh, for: destination)
+  }
+
   /// The folders open now, by root and path; an entry lives as long as its partials.
   private static let shared = Table()
 

@@ -99,12 +99,11 @@ public final class PartialFile: @unchecked Sendable {
 
   /// Opens (or creates) the file in its folder; returns the bytes it holds.
   private func openFile(resume: Bool) throws(InstallError) -> Int64 {
-    let parts = relative.split(separator: "/").dropLast().map(String.init)[...]
-    var dir = try Folder.of(root: root, parts: parts, create: true, for: destination)
+    var dir = try Folder.of(root: root, fileAt: relative, create: true, for: destination)
     var (opened, created) = Self.openPartial(partialName, in: dir.fd, resume: resume)
     if opened < 0 && errno == ENOENT {
       // The folder held open was removed meanwhile: walked to (and made) again.
-      dir = try Folder.of(root: root, parts: parts, create: true, fresh: true, for: destination)
+      dir = try Folder.of(root: root, fileAt: relative, create: true, fresh: true, for: destination)
       (opened, created) = Self.openPartial(partialName, in: dir.fd, resume: resume)
     }
     guard opened >= 0 else {

@@ -133,6 +133,29 @@ private func read(_ path: String) -> String? { try? String(contentsOfFile: path,
     other.discard()
   }
 
+  /// A folder open already is found again for a partial in it at any depth,
+  /// for a path written with a double slash too, and never across roots;
+  /// each partial lands in its own folder.
+  @Test func aFolderOpenAlreadyIsFoundForEachPathThatNamesIt() throws {
+    let otherRoot = root + "/other-root"
+    try FileManager.default.createDirectory(atPath: otherRoot, withIntermediateDirectories: true)
+    // Each folder opened before the ones inside it, so that a lookup that
+    // took a parent for the folder would find one.
+    let relatives = ["top.bin", "deep/d.bin", "deep/er/a.bin", "deep/er/b.bin", "deep//er/c.bin", "top2.bin"]
+    let parts = try relatives.map { try PartialFile(root: root, relative: $0, resume: false) }
+    let elsewhere = try PartialFile(root: otherRoot, relative: "deep/er/a.bin", resume: false)
+    #expect(parts[2].folder === parts[3].folder && parts[3].folder === parts[4].folder)
+    #expect(parts[1].folder !== parts[2].folder && parts[0].folder !== parts[2].folder)
+    #expect(parts[0].folder === parts[5].folder && parts[0].folder !== parts[1].folder)
+    #expect(elsewhere.folder !== parts[2].folder)
+    for (p, relative) in zip(parts + [elsewhere], relatives + ["deep/er/a.bin"]) {
+      try put(p, relative)
+      try p.commit(mode: nil)
+    }
+    for relative in relatives { #expect(read(root + "/" + relative) == relative) }
+    #expect(read(otherRoot + "/deep/er/a.bin") == "deep/er/a.bin")
+  }
+
   /// A folder removed while partials hold it open is walked to and made again
   /// for the next partial there.
   @Test func aFolderRemovedMeanwhileIsMadeAgain() throws {
