@@ -12,7 +12,7 @@ every other round. Prints each row's median and fastest wall time and its
 median user and system CPU (wait4), and from nginx's log (`$msec`) how
 long the run took to its first request, from its first request to its
 last, and from its last to its exit. A NAME=PATH whose file is a syncfiles
-build runs `PATH apply m.yaml`; `floor`, `curl` and `wget2` name the
+build runs `PATH apply --quiet m.yaml` (as run.sh does); `floor`, `curl` and `wget2` name the
 peers of run.sh's table. Needs root (mount), nginx and, for W7, openssl.
 
 W4 (W1's files revalidated, 2,000 answers 304): each row first fetches W1
@@ -64,7 +64,9 @@ def argv_for(name, path, ca, floor, kind):
     if name == "wget2":
         return (["wget2", "-q", "--max-threads", "8", "-P", "dest", "-i", "wget2.txt"] + (["-N"] if kind == "W4" else [])
                 + (["--ca-certificate", ca] if ca else []))
-    return [path, "apply", "m.yaml"]
+    # As run.sh's rows run it: without --quiet, each installed file's line
+    # on stderr is made (and thrown away here), which its table never pays.
+    return [path, "apply", "--quiet", "m.yaml"]
 
 
 def requests_since(nginx, mark):
