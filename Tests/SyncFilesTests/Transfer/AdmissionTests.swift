@@ -42,6 +42,26 @@ import Testing
     #expect(a.release(host: "c") == ["b2"])
   }
 
+  /// Each host's cap holds while hosts come and go: one whose transfers all
+  /// ended starts again from none, and one name that only adds to another's
+  /// end is another host.
+  @Test func eachHostsCapHoldsAsHostsComeAndGo() {
+    var a = Admission<String>(total: 3, perHost: 2)
+    #expect(a.offer("a1", host: "a") == "a1")
+    #expect(a.offer("ab1", host: "ab") == "ab1")
+    #expect(a.offer("a2", host: "a") == "a2")
+    #expect(a.offer("a3", host: "a") == nil, "a is at its cap of 2")
+    #expect(a.offer("b1", host: "b") == nil, "the total of 3 is reached")
+    #expect(a.release(host: "ab") == ["b1"], "a3 still does not fit; b1 does")
+    #expect(a.release(host: "b") == [])
+    #expect(a.offer("ab2", host: "ab") == "ab2", "ab, gone, starts again from none")
+    #expect(a.release(host: "a") == ["a3"])
+    #expect(a.offer("a4", host: "a") == nil, "a is at its cap again")
+    #expect(a.release(host: "ab") == [], "a4 waits for a, not for the total")
+    #expect(a.release(host: "a") == ["a4"])
+    #expect(a.running == 2 && a.waitingCount == 0)
+  }
+
   @Test func aStopTakesEveryWaitingItemAndLeavesTheRunningCount() {
     var a = Admission<Int>(total: 1, perHost: 1)
     #expect(a.offer(1, host: "h") == 1)
