@@ -23,6 +23,22 @@ private func manifest(name: String? = nil, root: String? = nil, journal: String?
     ManifestLoader(environment: [:], plugins: PluginLocator(searchPath: []), workingDirectory: dir).load(paths: paths)
   }
 
+  /// An entry's id and destination are the ends of its qualified id and its
+  /// absolute path (one text each), also past a root that is not ASCII.
+  @Test func idAndDestinationAreTheEndsOfTheirLongerTexts() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    write(
+      manifest(name: "data.v2", root: "racine-é", files: [("cafe_1", "été/ça.csv"), ("x", "y")]), to: dir + "/m.yaml")
+    let set = load(dir, ["m.yaml"])
+    #expect(set.diagnostics.isEmpty, "\(set.diagnostics)")
+    let files = set.manifests.flatMap(\.files)
+    #expect(files.map(\.qualifiedID) == ["data.v2/cafe_1", "data.v2/x"])
+    #expect(files.map(\.id) == ["cafe_1", "x"])
+    #expect(files.map(\.destination) == ["été/ça.csv", "y"])
+    #expect(files.map(\.destinationPath) == [dir + "/racine-é/été/ça.csv", dir + "/racine-é/y"])
+  }
+
   @Test func folderIsDropInsInNameOrder() throws {
     let dir = makeTempDir()
     defer { try? FileManager.default.removeItem(atPath: dir) }
