@@ -11,6 +11,9 @@ public final class PluginRegistry: PluginCatalog, @unchecked Sendable {
   private var sources: [String: any SourcePlugin] = [:]
   private var sourceOrder: [String] = []
   private var checks: [any VerifierPlugin] = []
+  /// Those of `checks` that read the file: the built-ins do not, so a try
+  /// asks nothing of them (`anyVerifierReadsFile`, at every try).
+  private var fileReadingChecks: [any VerifierPlugin] = []
   private var namedVerifiers: [String: any VerifierPlugin] = [:]
   public private(set) var hooks: [any HookPlugin] = []
 
@@ -41,7 +44,12 @@ public final class PluginRegistry: PluginCatalog, @unchecked Sendable {
   }
 
   /// A check every file gets (it decides from the entry whether it applies).
-  public func register(check: any VerifierPlugin) { lock.locked { checks.append(check) } }
+  public func register(check: any VerifierPlugin) {
+    lock.locked {
+      checks.append(check)
+      if check.readsFile { fileReadingChecks.append(check) }
+    }
+  }
 
   /// A verifier entries name in `verify: [{plugin: NAME}]` (the first registered for a name stays).
   public func register(verifier: any VerifierPlugin) {
@@ -94,8 +102,8 @@ public final class PluginRegistry: PluginCatalog, @unchecked Sendable {
   /// such a body is never held in memory. Asked at every try, so no list
   /// is made (W4: 1,700 instructions a try for the list).
   public func anyVerifierReadsFile(for entry: FileEntry) -> Bool {
-    let checks = lock.locked { self.checks }
-    for c in checks where c.readsFile && c.applies(to: entry) { return true }
+    let checks = lock.locked { self.fileReadingChecks }
+    for c in checks where c.applies(to: entry) { return true }
     for v in entry.verify where verifier(named: v.plugin)?.readsFile == true { return true }
     return false
   }

@@ -26,4 +26,22 @@ import Testing
       #expect(registry.anyVerifierReadsFile(for: e) == c.reads, "\(c.lines)")
     }
   }
+
+  /// A check registered beside the built-ins that reads the file counts for
+  /// the entries it applies to, and only for them.
+  @Test func aRegisteredCheckThatReadsTheFileCountsWhereItApplies() throws {
+    struct ReadsWhenSized: VerifierPlugin {
+      let info = PluginInfo(kind: .verifier, name: "reads-sized", path: nil, protocolVersion: 1, summary: "test")
+      func applies(to entry: FileEntry) -> Bool { entry.expectedBytes != nil }
+      func verify(_ input: VerifyInput) -> VerifyVerdict { .accept(warnings: []) }
+    }
+    let registry = PluginRegistry.standard(locator: PluginLocator(searchPath: []))
+    registry.register(check: ReadsWhenSized())
+    for (lines, reads) in [(["expected_bytes: 10"], true), (["max_bytes: 1MB"], false)] {
+      let (m, diagnostics) = decode(entry(lines: lines), plugins: [])
+      let e = try #require(m?.files.first, "\(diagnostics)")
+      #expect(registry.verifiers(for: e).contains { $0.verifier.readsFile } == reads, "\(lines)")
+      #expect(registry.anyVerifierReadsFile(for: e) == reads, "\(lines)")
+    }
+  }
 }
