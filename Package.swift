@@ -28,9 +28,10 @@ let package = Package(
       providers: [.apt(["libssl-dev"])]
     ),
     .systemLibrary(name: "CLinux"),
+    .systemLibrary(name: "CFold"),
     .target(
       name: "SyncFiles",
-      dependencies: ["CCurl", "CYAML", "CCrypto", "CLinux"]
+      dependencies: ["CCurl", "CYAML", "CCrypto", "CLinux", "CFold"]
     ),
     .executableTarget(
       name: "syncfiles",

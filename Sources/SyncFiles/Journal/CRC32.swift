@@ -1,3 +1,5 @@
+internal import CFold
+
 /// CRC-32 (IEEE 802.3, as zlib), for journal record checksums.
 public enum CRC32 {
   /// Eight tables of 256 entries: table 0 is the bytewise one; table k
@@ -24,9 +26,36 @@ public enum CRC32 {
     return Array(bytes).withUnsafeBytes { checksum($0) }
   }
 
+  /// Whether this CPU folds 16 bytes at a time (`CFold`): a buffer of 64
+  /// bytes or more is then folded to 16, and only those and the bytes after
+  /// the last whole block go through the tables (W4 reads and writes about
+  /// 2.5 MB of records: 8.6 M instructions at 3.4 a byte through the tables).
+  static let folds = sf_crc_fold_available() != 0
+
   public static func checksum(_ buffer: UnsafeRawBufferPointer) -> UInt32 {
+    checksum(buffer, folding: folds)
+  }
+
+  /// `folding: false` takes the tables whatever the CPU (tests compare the two).
+  static func checksum(_ buffer: UnsafeRawBufferPointer, folding: Bool) -> UInt32 {
+    guard folding && folds, let base = buffer.baseAddress, buffer.count >= 64 else {
+      return update(0xFFFF_FFFF, buffer) ^ 0xFFFF_FFFF
+    }
+    let blocks = buffer.count / 16
+    var folded: (UInt64, UInt64) = (0, 0)
+    let c = withUnsafeMutableBytes(of: &folded) { f in
+      sf_crc32_fold(
+        0xFFFF_FFFF, base.assumingMemoryBound(to: UInt8.self), blocks,
+        f.baseAddress!.assumingMemoryBound(to: UInt8.self))
+      return update(0, UnsafeRawBufferPointer(f))
+    }
+    return update(c, UnsafeRawBufferPointer(rebasing: buffer[(blocks * 16)...])) ^ 0xFFFF_FFFF
+  }
+
+  /// The CRC register `c` (not inverted) after `buffer`, through the tables.
+  static func update(_ c: UInt32, _ buffer: UnsafeRawBufferPointer) -> UInt32 {
     tables.withUnsafeBufferPointer { t in
-      var c: UInt32 = 0xFFFF_FFFF
+      var c = c
       var i = 0
       let n = buffer.count
       while n - i >= 8 {
@@ -43,7 +72,7 @@ public enum CRC32 {
         c = t[Int((c ^ UInt32(buffer[i])) & 0xFF)] ^ (c >> 8)
         i += 1
       }
-      return c ^ 0xFFFF_FFFF
+      return c
     }
   }
 }
