@@ -32,7 +32,7 @@ final class Folder: Sendable {
   static func of(
     root: String, parts: ArraySlice<String>, create: Bool, fresh: Bool = false, for destination: String
   ) throws(InstallError) -> Folder {
-    let key = parts.isEmpty ? root : root + "\u{0}" + parts.joined(separator: "/")
+    let key = key(root: root, folder: parts.joined(separator: "/"))
     if !fresh, let open = shared.lookup(key) { return open }
     let folder = Folder(fd: try PartialFile.openFolder(root: root, parts: parts, create: create, for: destination))
     shared.keep(folder, as: key)
@@ -51,10 +51,16 @@ final class Folder: Sendable {
       let folder = Paths.folder(of: relative)
       // A plain path's components are separated by single slashes, none
       // empty: its folder's text is its components but the last, joined.
-      if let open = shared.lookup(folder == "." ? root : root + "\u{0}" + folder) { return open }
+      if let open = shared.lookup(key(root: root, folder: folder == "." ? "" : folder)) { return open }
     }
     let parts = relative.split(separator: "/").dropLast().map(String.init)[...]
     return try of(root: root, parts: parts, create: create, fresh: fresh, for: destination)
+  }
+
+  /// What the table knows a folder by: its root, and its path inside the
+  /// root ("" for the root itself).
+  private static func key(root: String, folder: String) -> String {
+    folder.isEmpty ? root : root + "\u{0}" + folder
   }
 
   /// The folders open now, by root and path; an entry lives as long as its partials.

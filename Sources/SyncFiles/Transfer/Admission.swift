@@ -41,7 +41,7 @@ struct Admission<Item> {
   /// first (one host at its cap does not hold back another's).
   mutating func release(host: String) -> [Item] {
     running -= 1
-    if let k = byHost.firstIndex(where: { $0.host == host }) {
+    if let k = entry(of: host) {
       byHost[k].running -= 1
       if byHost[k].running == 0 { byHost.swapAt(k, byHost.count - 1); byHost.removeLast() }
     }
@@ -67,14 +67,14 @@ struct Admission<Item> {
 
   private func fits(_ host: String) -> Bool { running < total && runningFor(host) < perHost }
 
-  private func runningFor(_ host: String) -> Int {
-    for e in byHost where e.host == host { return e.running }
-    return 0
-  }
+  private func runningFor(_ host: String) -> Int { entry(of: host).map { byHost[$0].running } ?? 0 }
+
+  /// Where `host` is in `byHost`; nil when none of its transfers runs.
+  private func entry(of host: String) -> Int? { byHost.firstIndex { $0.host == host } }
 
   private mutating func take(_ host: String) {
     running += 1
-    if let k = byHost.firstIndex(where: { $0.host == host }) {
+    if let k = entry(of: host) {
       byHost[k].running += 1
     } else {
       byHost.append((host, 1))
