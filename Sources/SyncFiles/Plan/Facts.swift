@@ -262,11 +262,11 @@ public enum FactGatherer {
       crowdedFolders = crowded
       guard crowded.contains(folder) else { return nil }
       if let partials = listed[folder] { return partials }
-      guard let names = FileIO.listFolder(folder) else {
+      guard let names = FileIO.listFolder(folder, endingWith: PartialFile.suffix) else {
         crowdedFolders?.remove(folder)
         return nil
       }
-      let partials = Set(names.filter { $0.hasSuffix(PartialFile.suffix) })
+      let partials = Set(names)
       listed[folder] = partials
       return partials
     }

@@ -111,6 +111,29 @@ public enum FileIO {
     return names
   }
 
+  /// Names in a folder that end with `suffix` (a partial's); nil when it
+  /// cannot be listed. The other names are passed over on their bytes, never
+  /// made into strings: the facts list a crowded destination folder for its
+  /// partials, and on a steady run it holds none among thousands of files.
+  public static func listFolder(_ path: String, endingWith suffix: String) -> [String]? {
+    if suffix.isEmpty { return listFolder(path) }
+    guard let dir = opendir(path) else { return nil }
+    defer { closedir(dir) }
+    var names: [String] = []
+    var suffix = suffix
+    suffix.withUTF8 { tail in
+      while let entry = readdir(dir) {
+        let name = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        let count = strlen(name.assumingMemoryBound(to: CChar.self))
+        guard count >= tail.count, memcmp(name + (count - tail.count), tail.baseAddress!, tail.count) == 0 else {
+          continue
+        }
+        names.append(entryName(entry))
+      }
+    }
+    return names
+  }
+
   /// The name of an entry `readdir` returned, read up to its NUL and no
   /// further. The kernel's record ends a few bytes after the name, not at
   /// the end of `d_name`'s 256: copying the whole field (as this did until

@@ -37,4 +37,20 @@ import Testing
     for n in names { #expect(FileManager.default.createFile(atPath: dir + "/" + n, contents: nil)) }
     #expect(FileIO.listFolder(dir)?.sorted() == names.sorted())
   }
+
+  /// Only the names that end with the suffix, compared as bytes, whatever
+  /// comes before it; the others are passed over (the facts list a crowded
+  /// folder for its partials).
+  @Test func aFolderListsTheNamesEndingWithASuffix() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("suffix-\(getpid())-\(UUID())").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let suffix = PartialFile.suffix
+    let wanted = [".a.bin" + suffix, ".é-ü" + suffix, suffix, ".\u{600}" + suffix, ".x" + suffix + suffix]
+    let others = ["a.bin", suffix + ".bin", "a" + suffix.dropLast(), String(suffix.dropFirst()), "x"]
+    for n in wanted + others { #expect(FileManager.default.createFile(atPath: dir + "/" + n, contents: nil)) }
+    #expect(FileIO.listFolder(dir, endingWith: suffix)?.sorted() == wanted.sorted())
+    #expect(FileIO.listFolder(dir, endingWith: "")?.sorted() == (wanted + others).sorted())
+    #expect(FileIO.listFolder(dir + "/absent", endingWith: suffix) == nil)
+  }
 }
