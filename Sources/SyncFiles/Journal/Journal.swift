@@ -17,7 +17,7 @@ public enum JournalFormat {
   /// The encoded line for one task's record.
   static func line(_ state: TaskState) -> [UInt8] {
     var out: [UInt8] = []
-    var scratch: [UInt8] = []
+    var scratch = RecordScratch()
     appendLine(state, to: &out, scratch: &scratch)
     return out
   }
@@ -33,14 +33,14 @@ public enum JournalFormat {
   /// into `scratch` first, whose room is kept from one record to the next:
   /// a line costs no allocation of its own and one copy (a steady run
   /// writes one for every task; issue 15, W4).
-  static func appendLine(_ state: TaskState, to out: inout [UInt8], scratch: inout [UInt8]) {
+  static func appendLine(_ state: TaskState, to out: inout [UInt8], scratch: inout RecordScratch) {
     guard state.hasCursorRecord else {
       return state.recordBytes().withUnsafeBufferPointer { appendLine(body: $0, to: &out) }
     }
     let room = state.recordRoom
-    if scratch.count < room { scratch = [UInt8](repeating: 0, count: max(room, 2 * scratch.count)) }
-    scratch.withUnsafeMutableBufferPointer { b in
-      let n = state.writeRecord(into: b)
+    if scratch.room.count < room { scratch.room = [UInt8](repeating: 0, count: max(room, 2 * scratch.room.count)) }
+    scratch.room.withUnsafeMutableBufferPointer { b in
+      let n = state.writeRecord(into: b, times: &scratch.times)
       appendLine(body: UnsafeBufferPointer(rebasing: b[..<n]), to: &out)
     }
   }
@@ -119,6 +119,7 @@ public enum JournalFormat {
     // quarter of its records or more are tasks' latest: the table starts
     // that large instead of growing from nothing (W4: 0.9 M instructions).
     c.tasks.reserveCapacity(frames.count / 4)
+    var times = RFC3339Parsed()
     for body in frames.reversed() {
       // Its id read and looked up once: a later record gave its task, or the
       // record in the writer's shape is stored as read, in place (false:
@@ -127,7 +128,7 @@ public enum JournalFormat {
         let b = UnsafeBufferPointer(rebasing: all[body])
         guard let id = TaskState.fastID(b) else { return false }
         if c.tasks[id] != nil { return true }
-        guard let t = TaskState.fastRecord(b) else { return false }
+        guard let t = TaskState.fastRecord(b, times: &times) else { return false }
         c.tasks[id] = t
         return true
       }
@@ -396,11 +397,11 @@ public final class JournalWriter {
   }
 
   /// Room for writing one record before its line is framed (`JournalFormat.appendLine`).
-  private var scratch: [UInt8] = []
+  private var scratch = RecordScratch()
 
   /// Changes `state` where it is held, and appends its record's line to `line`.
   private static func change(
-    _ state: inout TaskState, by change: (inout TaskState) -> Void, line: inout [UInt8], scratch: inout [UInt8]
+    _ state: inout TaskState, by change: (inout TaskState) -> Void, line: inout [UInt8], scratch: inout RecordScratch
   ) {
     change(&state)
     JournalFormat.appendLine(state, to: &line, scratch: &scratch)

@@ -14,7 +14,10 @@ extension TaskState {
   /// through a cursor into room sized for it beforehand.
   func recordBytes() -> [UInt8] {
     if !hasCursorRecord { return json.bytes() }
-    return [UInt8](unsafeUninitializedCapacity: recordRoom) { room, count in count = writeRecord(into: room) }
+    var times = RFC3339Text()
+    return [UInt8](unsafeUninitializedCapacity: recordRoom) { room, count in
+      count = writeRecord(into: room, times: &times)
+    }
   }
 
   /// Whether `writeRecord` writes this state's record (all but a segmented
@@ -22,9 +25,11 @@ extension TaskState {
   var hasCursorRecord: Bool { partial?.ranges == nil }
 
   /// Writes the record into `room`, at least `recordRoom` bytes, and gives
-  /// its length. Only where `hasCursorRecord`.
-  func writeRecord(into room: UnsafeMutableBufferPointer<UInt8>) -> Int {
-    var w = RecordWriter(out: ByteCursor(room))
+  /// its length. Only where `hasCursorRecord`. `times` keeps the text of the
+  /// last time written, for the next record's.
+  func writeRecord(into room: UnsafeMutableBufferPointer<UInt8>, times: inout RFC3339Text) -> Int {
+    var w = RecordWriter(out: ByteCursor(room), times: times)
+    defer { times = w.times }
     w.out.put(Self.recordStart)
     JSONValue.writeString(id, to: &w.out)
     w.string("fp", fingerprint)
@@ -90,7 +95,14 @@ extension TaskState {
   /// The record in `body` when it has exactly the writer's shape; nil sends
   /// it to the general reader (which also decides whether it is valid).
   static func fastRecord(_ body: UnsafeBufferPointer<UInt8>) -> TaskState? {
-    var r = RecordReader(b: body)
+    var times = RFC3339Parsed()
+    return fastRecord(body, times: &times)
+  }
+
+  /// `fastRecord`, keeping the last time read in `times` for the next record's.
+  static func fastRecord(_ body: UnsafeBufferPointer<UInt8>, times: inout RFC3339Parsed) -> TaskState? {
+    var r = RecordReader(b: body, times: times)
+    defer { times = r.times }
     guard r.literal(recordStart), let id = r.string() else { return nil }
     var t = TaskState(id: id)
     guard r.pairs(of: RecordReader.topKeys, { r, k in r.top(k, into: &t) }), r.i == body.count else { return nil }
@@ -98,9 +110,59 @@ extension TaskState {
   }
 }
 
+/// What a journal writer keeps from one record to the next: the room a
+/// record is written into, and the text of the last time written.
+struct RecordScratch {
+  var room: [UInt8] = []
+  var times = RFC3339Text()
+}
+
+/// The RFC 3339 text of the last time written, kept to be copied again: the
+/// records of one run mostly share the second of their check and success
+/// (a steady run writes two times for each of thousands of tasks; issue 15, W4).
+struct RFC3339Text {
+  private var seconds: Int64?
+  /// Its 20 bytes (`2026-11-22T03:00:00Z`) and 4 spare.
+  private var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+
+  /// Appends `t` as `Timestamp.appendRFC3339` does.
+  mutating func append(_ t: Timestamp, to out: inout ByteCursor) {
+    guard (0...253_402_300_799).contains(t.seconds) else { return t.appendRFC3339(to: &out) }  // years 0...9999: 20 bytes
+    if seconds != t.seconds {
+      withUnsafeMutableBytes(of: &text) { b in
+        var c = ByteCursor(b.bindMemory(to: UInt8.self))
+        t.appendRFC3339(to: &c)
+      }
+      seconds = t.seconds
+    }
+    withUnsafeBytes(of: &text) { out.put(UnsafeBufferPointer(rebasing: $0.bindMemory(to: UInt8.self)[..<20])) }
+  }
+}
+
+/// The last time a reader parsed, kept with its text: a journal's records
+/// mostly share the second of their check and success, and a steady run
+/// reads two times for each of thousands of tasks (issue 15, W4).
+struct RFC3339Parsed {
+  /// The text's 20 bytes (`2026-11-22T03:00:00Z`) and 4 spare.
+  private var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+  /// What it parsed to; nil while nothing is kept.
+  private var value: Timestamp??
+
+  /// `Timestamp.parseRFC3339(bytes)`.
+  mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+    guard bytes.count == 20, let from = bytes.baseAddress else { return Timestamp.parseRFC3339(bytes) }
+    if let kept = value, withUnsafeBytes(of: &text, { memcmp($0.baseAddress!, from, 20) == 0 }) { return kept }
+    let v = Timestamp.parseRFC3339(bytes)
+    withUnsafeMutableBytes(of: &text) { $0.copyMemory(from: UnsafeRawBufferPointer(bytes)) }
+    value = .some(v)
+    return v
+  }
+}
+
 /// Appends `,"key":value` for the values that are present.
 private struct RecordWriter {
   var out: ByteCursor
+  var times: RFC3339Text
 
   mutating func name(_ k: StaticString) {
     out.put(UInt8(ascii: ","))
@@ -115,7 +177,7 @@ private struct RecordWriter {
     guard let v else { return }
     name(k)
     out.put(UInt8(ascii: "\""))
-    v.appendRFC3339(to: &out)
+    times.append(v, to: &out)
     out.put(UInt8(ascii: "\""))
   }
 
@@ -143,6 +205,7 @@ private struct RecordWriter {
 private struct RecordReader {
   let b: UnsafeBufferPointer<UInt8>
   var i = 0
+  var times = RFC3339Parsed()
 
   static let topKeys = [
     "fp", "last_check", "last_success", "outcome", "error", "bytes", "http_status", "installed", "partial",
@@ -209,7 +272,7 @@ private struct RecordReader {
   /// A time the writer wrote (RFC 3339, no escape), read from the bytes in
   /// place; .some(nil) for a string that is no time, as `Timestamp.parseRFC3339` says.
   mutating func time() -> Timestamp?? {
-    if let bytes = plainString() { return .some(Timestamp.parseRFC3339(bytes)) }
+    if let bytes = plainString() { return .some(times.parse(bytes)) }
     return string().map { Timestamp.parseRFC3339($0) }
   }
 

@@ -123,7 +123,7 @@ import Testing
     states.insert(segmented, at: 10)
     states.append(TaskState(id: "m/short"))
     var out: [UInt8] = []
-    var scratch: [UInt8] = []
+    var scratch = RecordScratch()
     var expected: [UInt8] = []
     for t in states {
       JournalFormat.appendLine(t, to: &out, scratch: &scratch)
@@ -135,6 +135,57 @@ import Testing
     let read = JournalFormat.decode(Array(JournalFormat.header.utf8) + out)
     #expect(read?.records == states.count && read?.dropped == 0)
     for t in states { #expect(read?.tasks[t.id] == t, "\(t.id)") }
+  }
+
+  /// Records written in turn through one scratch, whose times repeat,
+  /// change, come back, and leave the years the kept text serves (before
+  /// 1970, after 9999), each hold their own times (the writer keeps the last
+  /// time's text for the next record).
+  @Test func timesThroughOneScratchAreEachTheirRecordsOwn() {
+    let seconds: [Int64] = [
+      1_800_000_000, 1_800_000_000, 1_800_000_001, 1_800_000_000, 0, -1, 253_402_300_799, 253_402_300_800,
+      -62_167_219_200, -62_167_219_201, 1_800_000_000, 1_800_086_400, 1_800_086_400,
+    ]
+    var scratch = RecordScratch()
+    for (k, s) in seconds.enumerated() {
+      var t = TaskState(id: "m/t\(k)")
+      t.lastCheck = Timestamp(seconds: s)
+      t.lastSuccess = Timestamp(seconds: seconds[(k + 1) % seconds.count])
+      t.backoffUntil = Timestamp(seconds: s)
+      var out: [UInt8] = []
+      JournalFormat.appendLine(t, to: &out, scratch: &scratch)
+      #expect(out == JournalFormat.line(t.json), "\(k): \(s)")
+    }
+  }
+
+  /// A journal whose records' times repeat, change, come back, and include
+  /// a date that does not exist (20 bytes, like a valid one) reads back each
+  /// record's own times (the reader keeps the last time it parsed).
+  @Test func timesReadInTurnAreEachTheirRecordsOwn() throws {
+    let seconds: [Int64] = [
+      1_800_000_000, 1_800_000_000, 1_800_000_001, 1_800_000_000, 0, 1_700_000_000, 1_800_000_000,
+    ]
+    var lines = Array(JournalFormat.header.utf8)
+    var written: [TaskState] = []
+    for (k, s) in seconds.enumerated() {
+      var t = TaskState(id: "m/t\(k)")
+      t.lastCheck = Timestamp(seconds: s)
+      t.lastSuccess = Timestamp(seconds: seconds[(k + 3) % seconds.count])
+      written.append(t)
+      lines += JournalFormat.line(t)
+      // A record whose date does not exist, between each two: not read as the time before it.
+      let bad = #"{"t":"task","id":"m/bad\#(k)","last_check":"2026-02-30T00:00:00Z"}"#
+      lines += JournalFormat.line(try JSONValue.parse(bytes: Array(bad.utf8)[...]))
+      // And one whose time differs from the record's before only in its last byte.
+      let near = #"{"t":"task","id":"m/near\#(k)","last_check":"\#(String(t.lastCheck!.rfc3339.dropLast()))X"}"#
+      lines += JournalFormat.line(try JSONValue.parse(bytes: Array(near.utf8)[...]))
+    }
+    let read = try #require(JournalFormat.decode(lines))
+    for t in written { #expect(read.tasks[t.id] == t, "\(t.id)") }
+    for k in seconds.indices {
+      #expect(read.tasks["m/bad\(k)"]?.lastCheck == nil, "bad \(k)")
+      #expect(read.tasks["m/near\(k)"]?.lastCheck == nil, "near \(k)")
+    }
   }
 
   /// A segmented partial's ranges take the tree both ways.
