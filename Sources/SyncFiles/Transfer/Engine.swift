@@ -50,6 +50,7 @@ public final class TransferEngine: @unchecked Sendable {
     multi = m
     rangeCap = max(1, segments)
     admission = Admission(total: parallel, perHost: perHost)
+    handleCap = 2 * min(max(1, parallel), 128)
     rateLimit = rate
     self.environment = environment
     self.verbose = verbose
@@ -65,21 +66,37 @@ public final class TransferEngine: @unchecked Sendable {
   /// (A transfer that continues held ranges is set up by the engine.)
   public func start(_ spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void) {
     let h = Handover(spec: spec, done: done, transfer: spec.held == nil ? prepared(spec, done) : nil)
-    // The engine takes the whole inbox when it wakes: one wake-up per batch of starts.
-    let first = lock.locked {
+    // The engine takes the whole inbox when it wakes: one wake-up per batch
+    // of starts, and none while every slot is taken (see `full`).
+    let wake = lock.locked {
       inbox.append(h)
-      return inbox.count == 1
+      guard inbox.count == 1 && !full else { return false }
+      wakes += 1
+      return true
     }
-    if first { multi.wake() }
+    if wake { multi.wake() }
   }
 
+  /// Whether every slot was taken when the engine last ended a turn (under
+  /// `lock`). A transfer handed over then cannot begin before one of those
+  /// ends, and an end is socket activity that ends the engine's wait anyway:
+  /// `start` does not wake it. Each turn ends by looking at the inbox again,
+  /// so one handed over during the turn (most often by the runner, answering
+  /// this turn's results) is taken at once. W4 woke the engine 483 times for
+  /// 2,000 requests, each a `poll`, a `recvfrom` that found nothing more and
+  /// a turn over every transfer (issue 15).
+  private var full = false
+  /// Wake-ups `start` has sent.
+  var startWakes: Int { lock.locked { wakes } }
+  private var wakes = 0
+
   /// A transfer with its first request set up, its slot freed when its
-  /// result is handed on; nil when no spare handle is free (the engine
-  /// thread makes one when the transfer begins: a caller that starts many
-  /// transfers at once does not make a handle for each).
+  /// result is handed on; nil when no handle is spare and `handleCap` are
+  /// made (the engine sets it up when it begins: a caller that starts
+  /// thousands at once does not make a handle for each).
   private func prepared(_ spec: TransferSpec, _ done: @escaping @Sendable (TransferResult) -> Void) -> Transfer? {
     let shape = requestShape(spec, url: spec.url)
-    guard let easy = takeSpare(for: shape) else { return nil }
+    guard let easy = takeSpare(for: shape) ?? newHandle(under: handleCap) else { return nil }
     let t = Transfer(spec: spec, done: releasing(done, host: spec.host), engine: self)
     configure(t, easy: easy, url: spec.url, hops: 0, shape: shape)
     return t
@@ -104,11 +121,37 @@ public final class TransferEngine: @unchecked Sendable {
 
   /// A spare handle, else a new one.
   private func takeHandle(for shape: RequestShape?) -> EasyRequest? {
-    if let easy = takeSpare(for: shape) { return easy }
-    guard let easy = EasyRequest() else { return nil }
-    lock.locked { made += 1 }
+    takeSpare(for: shape) ?? newHandle(under: .max)
+  }
+
+  /// A new handle while fewer than `cap` were made; nil past it, or when libcurl cannot make one.
+  private func newHandle(under cap: Int) -> EasyRequest? {
+    let reserved = lock.locked { () -> Bool in
+      guard made < cap else { return false }
+      made += 1
+      return true
+    }
+    guard reserved else { return nil }
+    guard let easy = EasyRequest() else {
+      lock.locked { made -= 1 }
+      return nil
+    }
     return easy
   }
+
+  /// Handles a caller may make for the transfers it hands over when none is
+  /// spare: twice `parallel` (the runner hands over at most that many), and
+  /// at most 256. Without them, a transfer that waited for a slot without a
+  /// handle was set up by the engine when it began, with the handle just
+  /// given back, and the next one handed over found none spare in turn: on
+  /// W4 the engine's thread, the busier one, set up one request in ten
+  /// (issue 15). Past the cap (a caller that hands over thousands at once),
+  /// the engine still sets them up as they begin.
+  private let handleCap: Int
+
+  /// Transfers the engine set up itself as they began, for want of a handle when handed over.
+  var setUpByEngine: Int { lock.locked { engineSetUps } }
+  private var engineSetUps = 0
 
   /// Stops every transfer in flight; each ends with `.stopped`, its partial kept.
   public func stopAll() {
@@ -171,6 +214,11 @@ public final class TransferEngine: @unchecked Sendable {
       deliver()
       beginFreed()
       unpause()
+      let handedOver = lock.locked {
+        full = admission.running >= admission.total
+        return !inbox.isEmpty
+      }
+      if handedOver { continue }
       multi.wait(milliseconds: paused.isEmpty ? 1000 : 10)
     }
     retired.removeAll()
@@ -198,6 +246,7 @@ public final class TransferEngine: @unchecked Sendable {
   /// A transfer the limits admit; its slot is freed when its result is handed on.
   private func launch(_ h: Handover) {
     if let t = h.transfer, let easy = t.easy { return add(t, easy) }
+    if h.spec.held == nil { lock.locked { engineSetUps += 1 } }
     start(h.spec, releasing(h.done, host: h.spec.host))
   }
 

@@ -90,6 +90,8 @@ import Testing
     }
     // One handle per request would be 40; the slots and the transfers handed over ahead need at most 6.
     #expect(engine.handlesMade <= 6, "\(engine.handlesMade) handles for \(names.count) requests")
+    // Each set up on this thread, none by the engine as it began.
+    #expect(engine.setUpByEngine == 0, "\(engine.setUpByEngine) set up by the engine")
     #expect(server.requests().count == names.count)
   }
 
@@ -136,6 +138,39 @@ import Testing
       #expect(r.hasher.finish() == sha256Hex(bytes[n]!))
     }
     #expect(engine.handlesMade == 2, "the stopped transfers' handles serve the later ones")
+  }
+
+  /// A transfer handed over while every slot is taken sends no wake-up, and
+  /// one handed over during the engine's turn (here from the result of the
+  /// one before, on the engine's thread, as the runner answers results) is
+  /// taken at the end of that turn: not after the engine's one-second wait,
+  /// with nothing left running to end it (issue 15, W4).
+  @Test func aTransferHandedOverWhileEverySlotIsTakenBeginsWithoutAWakeUp() throws {
+    let names = (0..<5).map { "c\($0).bin" }
+    let bytes = serve(names, size: 2_000)
+    let engine = try #require(TransferEngine(perHost: 1, rate: nil, parallel: 1))
+    let results = Results()
+    let specs = names.map { spec($0) }
+    @Sendable func chain(_ k: Int) {
+      engine.start(specs[k]) { r in
+        results.add(r)
+        if k + 1 < specs.count { chain(k + 1) }
+      }
+    }
+    let began = Date()
+    chain(0)
+    let all = results.wait(for: names.count)
+    let took = Date().timeIntervalSince(began)
+    engine.shutdown()
+    for n in names {
+      let r = try #require(all[n], "\(n) has no result")
+      #expect(r.outcome == .complete && r.received == 2_000, "\(n): \(r.outcome)")
+      #expect(r.hasher.finish() == sha256Hex(bytes[n]!))
+    }
+    // Each of the four handed over in a turn would wait a second for the engine.
+    #expect(took < 2.0, "five chained transfers took \(took) s")
+    // Only the first found a slot free; the others came while the one slot was taken.
+    #expect(engine.startWakes == 1, "\(engine.startWakes) wake-ups")
   }
 
   /// One request at a time on one handle, each waited for.
