@@ -127,7 +127,8 @@ struct RFC3339Text {
 
   /// Appends `t` as `Timestamp.appendRFC3339` does.
   mutating func append(_ t: Timestamp, to out: inout ByteCursor) {
-    guard (0...253_402_300_799).contains(t.seconds) else { return t.appendRFC3339(to: &out) }  // years 0...9999: 20 bytes
+    // Kept only for 1970-01-01 to 9999-12-31, whose texts are 20 bytes.
+    guard (0...253_402_300_799).contains(t.seconds) else { return t.appendRFC3339(to: &out) }
     if seconds != t.seconds {
       withUnsafeMutableBytes(of: &text) { b in
         var c = ByteCursor(b.bindMemory(to: UInt8.self))

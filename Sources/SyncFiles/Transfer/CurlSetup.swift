@@ -133,7 +133,8 @@ extension EasyRequest {
     configureTrust(network.tls, environment: env)
     switch network.proxy {
     case .url(let u)?: set(CURLOPT_PROXY, u.revealed)
-    case nil where !env.proxyVariablesAbsent: break  // libcurl reads http_proxy, https_proxy, all_proxy and no_proxy itself
+    case nil where !env.proxyVariablesAbsent:
+      break  // libcurl reads http_proxy, https_proxy, all_proxy and no_proxy itself
     case .none?, nil:
       // No proxy, and so no `no_proxy` to read either.
       set(CURLOPT_PROXY, "")
