@@ -101,14 +101,7 @@ public enum FileIO {
 
   /// Names in a folder, without `.` and `..`; nil when it cannot be listed.
   public static func listFolder(_ path: String) -> [String]? {
-    guard let dir = opendir(path) else { return nil }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-      let name = entryName(entry)
-      if name != "." && name != ".." { names.append(name) }
-    }
-    return names
+    names(in: path) { n in !(n.count <= 2 && n.allSatisfy { $0 == UInt8(ascii: ".") }) }  // not "." or ".."
   }
 
   /// Names in a folder that end with `suffix` (a partial's); nil when it
@@ -117,31 +110,36 @@ public enum FileIO {
   /// partials, and on a steady run it holds none among thousands of files.
   public static func listFolder(_ path: String, endingWith suffix: String) -> [String]? {
     if suffix.isEmpty { return listFolder(path) }
+    var suffix = suffix
+    return suffix.withUTF8 { tail in
+      names(in: path) { $0.count >= tail.count && $0.suffix(tail.count).elementsEqual(tail) }
+    }
+  }
+
+  /// The names in a folder whose bytes `keep` takes; nil when it cannot be listed.
+  private static func names(in path: String, keeping keep: (UnsafeBufferPointer<UInt8>) -> Bool) -> [String]? {
     guard let dir = opendir(path) else { return nil }
     defer { closedir(dir) }
     var names: [String] = []
-    var suffix = suffix
-    suffix.withUTF8 { tail in
-      while let entry = readdir(dir) {
-        let name = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-        let count = strlen(name.assumingMemoryBound(to: CChar.self))
-        guard count >= tail.count, memcmp(name + (count - tail.count), tail.baseAddress!, tail.count) == 0 else {
-          continue
-        }
-        names.append(entryName(entry))
-      }
+    while let entry = readdir(dir) {
+      let name = nameBytes(entry)
+      if keep(name) { names.append(String(decoding: name, as: UTF8.self)) }
     }
     return names
   }
 
-  /// The name of an entry `readdir` returned, read up to its NUL and no
-  /// further. The kernel's record ends a few bytes after the name, not at
-  /// the end of `d_name`'s 256: copying the whole field (as this did until
-  /// the fix) read past the buffer's last record, and crashed where the
-  /// buffer ended a mapping (a new thread's heap: the facts' second half).
-  static func entryName(_ entry: UnsafePointer<dirent>) -> String {
-    let name = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-    return String(cString: name.assumingMemoryBound(to: CChar.self))
+  /// The name of an entry `readdir` returned.
+  static func entryName(_ entry: UnsafePointer<dirent>) -> String { String(decoding: nameBytes(entry), as: UTF8.self) }
+
+  /// The bytes of an entry's name, read up to its NUL and no further. The
+  /// kernel's record ends a few bytes after the name, not at the end of
+  /// `d_name`'s 256: copying the whole field (as this did until the fix)
+  /// read past the buffer's last record, and crashed where the buffer ended
+  /// a mapping (a new thread's heap: the facts' second half).
+  private static func nameBytes(_ entry: UnsafePointer<dirent>) -> UnsafeBufferPointer<UInt8> {
+    let name = (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+      .assumingMemoryBound(to: UInt8.self)
+    return UnsafeBufferPointer(start: name, count: strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)))
   }
 }
 

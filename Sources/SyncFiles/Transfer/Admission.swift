@@ -22,6 +22,9 @@ struct Admission<Item> {
     self.perHost = max(1, perHost)
   }
 
+  /// Whether every slot is taken: nothing handed over can begin before a transfer ends.
+  var isFull: Bool { running >= total }
+
   /// Transfers handed over that wait for a slot.
   var waitingCount: Int { waiting.count }
 

@@ -215,7 +215,7 @@ public final class TransferEngine: @unchecked Sendable {
       beginFreed()
       unpause()
       let handedOver = lock.locked {
-        full = admission.running >= admission.total
+        full = admission.isFull
         return !inbox.isEmpty
       }
       if handedOver { continue }
