@@ -1,6 +1,8 @@
 #ifndef SYNCFILES_CCURL_SHIM_H
 #define SYNCFILES_CCURL_SHIM_H
 #include <curl/curl.h>
+#include <pthread.h>
+#include <stdlib.h>
 
 // curl_easy_setopt / curl_easy_getinfo / curl_multi_setopt are variadic, which
 // Swift cannot call. One typed wrapper per argument kind; Swift code calls
@@ -70,5 +72,55 @@ static inline const char *sf_curl_version_string(void) {
 static inline const char *sf_curl_ssl_version_string(void) {
   const char *s = curl_version_info(CURLVERSION_NOW)->ssl_version;
   return s ? s : "";
+}
+// A share of TLS sessions between easy handles (CURLSH), with a mutex for
+// each kind of data libcurl locks: handles are set up on one thread and
+// driven on another, so the share's lock callbacks must really lock.
+typedef struct sf_share {
+  CURLSH *share;
+  pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
+} sf_share;
+
+static void sf_share_lock(CURL *h, curl_lock_data d, curl_lock_access a, void *u) {
+  (void)h;
+  (void)a;
+  pthread_mutex_lock(&((sf_share *)u)->locks[d]);
+}
+static void sf_share_unlock(CURL *h, curl_lock_data d, void *u) {
+  (void)h;
+  pthread_mutex_unlock(&((sf_share *)u)->locks[d]);
+}
+
+// NULL when libcurl cannot make a share or will not share TLS sessions.
+static inline sf_share *sf_share_new(void) {
+  sf_share *s = calloc(1, sizeof(sf_share));
+  if (!s) return NULL;
+  s->share = curl_share_init();
+  if (!s->share) {
+    free(s);
+    return NULL;
+  }
+  for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_init(&s->locks[i], NULL);
+  if (curl_share_setopt(s->share, CURLSHOPT_LOCKFUNC, sf_share_lock) != CURLSHE_OK ||
+      curl_share_setopt(s->share, CURLSHOPT_UNLOCKFUNC, sf_share_unlock) != CURLSHE_OK ||
+      curl_share_setopt(s->share, CURLSHOPT_USERDATA, (void *)s) != CURLSHE_OK ||
+      curl_share_setopt(s->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
+    curl_share_cleanup(s->share);
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_destroy(&s->locks[i]);
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+// Call only once no easy handle uses the share (each one cleaned up).
+static inline void sf_share_free(sf_share *s) {
+  curl_share_cleanup(s->share);
+  for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_destroy(&s->locks[i]);
+  free(s);
+}
+
+static inline CURLcode sf_easy_set_share(CURL *h, sf_share *s) {
+  return curl_easy_setopt(h, CURLOPT_SHARE, s->share);
 }
 #endif

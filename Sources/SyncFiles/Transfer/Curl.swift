@@ -9,6 +9,26 @@ enum CurlGlobal {
   static let ready: Bool = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK }()
 }
 
+/// TLS sessions shared by a driver's easy handles (a `CURLSH`). Without it
+/// each handle kept its own, so every handle's first connection to a server
+/// was a full handshake, and so was every `plan --remote` probe's: against
+/// an HTTP/1.1 server over TLS that closed connections after two requests,
+/// a run 4 at a time made 7 full handshakes where curl makes one (issue 15,
+/// TLS session reuse). libcurl matches a session to the host, port and TLS
+/// options it was made under, so a request under other trust never resumes
+/// one. Each handle keeps the share alive; it is freed after the last.
+final class CurlShare: @unchecked Sendable {
+  let raw: UnsafeMutablePointer<sf_share>
+
+  /// Nil when libcurl cannot share TLS sessions (the handles then keep their own).
+  init?() {
+    guard CurlGlobal.ready, let s = sf_share_new() else { return nil }
+    raw = s
+  }
+
+  deinit { sf_share_free(raw) }
+}
+
 /// One easy handle and what it needs to stay alive while libcurl uses it.
 /// Confined to the thread that drives the multi handle.
 final class EasyRequest {
@@ -26,9 +46,15 @@ final class EasyRequest {
   /// `curl_easy_reset` calls so far (tests: a request of the shape before skips it).
   private(set) var resets = 0
 
-  init?() {
+  /// The TLS sessions this handle shares; released after the handle is cleaned up.
+  private let share: CurlShare?
+
+  /// `share`: kept by `curl_easy_reset`, so set once.
+  init?(share: CurlShare? = nil) {
     guard CurlGlobal.ready, let h = curl_easy_init() else { return nil }
     handle = h
+    self.share = share
+    if let share { _ = sf_easy_set_share(h, share.raw) }
     errorBuffer = .allocate(capacity: Int(sf_error_size))
     errorBuffer.initialize(repeating: 0, count: Int(sf_error_size))
   }

@@ -7,6 +7,8 @@ internal import CCurl
 /// timeout passes. Confined to the thread that calls `step`, except `wake`.
 final class CurlMulti: @unchecked Sendable {
   let handle: UnsafeMutableRawPointer
+  /// The TLS sessions of the handles this driver runs (`EasyRequest(share:)`).
+  let share = CurlShare()
 
   /// Nil when libcurl cannot start. `maxPerHost` caps connections per host;
   /// HTTP/2 streams are multiplexed on one connection where offered.

@@ -132,7 +132,7 @@ public final class TransferEngine: @unchecked Sendable {
       return true
     }
     guard reserved else { return nil }
-    guard let easy = EasyRequest() else {
+    guard let easy = EasyRequest(share: multi.share) else {
       lock.locked { made -= 1 }
       return nil
     }

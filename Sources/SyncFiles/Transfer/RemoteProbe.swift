@@ -116,7 +116,7 @@ private final class ProbeRun {
   }
 
   func start(_ r: RemoteProbe.Request, url: String, hops: Int) {
-    guard let easy = EasyRequest() else {
+    guard let easy = EasyRequest(share: multi.share) else {
       results[r.id] = RemoteFact(status: 0, error: "libcurl could not create a handle")
       return
     }

@@ -144,7 +144,11 @@ final class NginxServer: WebServer {
 
   /// `extra`: more directives for the server block (client certificates, auth).
   /// `alsoOn`: another address to listen on, same port (a test network's).
-  init(tls: TestCA? = nil, limitRate: String? = nil, extra: String = "", alsoOn: String? = nil) throws {
+  /// `http2`: with `tls`, offer HTTP/2 (false: HTTP/1.1 only, one request
+  /// at a time on each connection).
+  init(
+    tls: TestCA? = nil, http2: Bool = true, limitRate: String? = nil, extra: String = "", alsoOn: String? = nil
+  ) throws {
     let bin = try installed(["/usr/sbin/nginx"], package: "nginx")
     self.tls = tls
     port = try freePort()
@@ -154,7 +158,7 @@ final class NginxServer: WebServer {
     let temps = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(d)/\($0);" }
     let listen =
       tls.map {
-        "listen 127.0.0.1:\(port) ssl http2; ssl_certificate \($0.certFile); ssl_certificate_key \($0.keyFile);"
+        "listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : ""); ssl_certificate \($0.certFile); ssl_certificate_key \($0.keyFile);"
       } ?? "listen 127.0.0.1:\(port);" + (alsoOn.map { " listen \($0):\(port);" } ?? "")
     write(
       """
@@ -165,6 +169,8 @@ final class NginxServer: WebServer {
       http {
         log_format conn '$connection $server_protocol $status $request';
         access_log \(dir)/access.log conn;
+        log_format tls '$connection $ssl_session_reused';
+        access_log \(dir)/tls.log tls;
         \(temps.joined(separator: "\n  "))
         keepalive_requests 10000;
         http2_max_requests 10000;
@@ -182,6 +188,19 @@ final class NginxServer: WebServer {
   /// Access log lines: connection number, protocol, status, request line.
   var accessLog: [String] {
     ((try? String(contentsOfFile: dir + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  /// TLS handshakes by the connections that served a request: full ones,
+  /// and those that resumed an earlier session (`$ssl_session_reused`).
+  var handshakes: (full: Int, resumed: Int) {
+    let lines = ((try? String(contentsOfFile: dir + "/tls.log", encoding: .utf8)) ?? "").split(separator: "\n")
+    var reused: [Substring: Bool] = [:]
+    for line in lines {
+      let f = line.split(separator: " ")
+      if f.count == 2 { reused[f[0]] = f[1] == "r" }
+    }
+    let resumed = reused.values.filter { $0 }.count
+    return (reused.count - resumed, resumed)
   }
 
   deinit {

@@ -126,4 +126,50 @@ import Testing
     let connections = Set(gets.map { $0.split(separator: " ")[0] })
     #expect(connections.count == 1, "connections used: \(connections.count)")
   }
+
+  /// An HTTP/1.1 server over TLS that closes each connection after two
+  /// requests (the run opens about 20 connections, four at a time), and
+  /// keeps sessions for clients to resume.
+  func closingServer(_ ca: TestCA, files count: Int) throws -> NginxServer {
+    let server = try NginxServer(
+      tls: ca, http2: false, extra: "keepalive_requests 2; ssl_session_cache shared:tls:1m;")
+    for i in 0..<count { server.put("f\(i).bin", testBytes(4_096, seed: UInt64(i)), mtime: timeFromNow(-3600)) }
+    return server
+  }
+
+  func manifest(_ f: Folder, _ server: NginxServer, _ ca: TestCA, files count: Int) {
+    f.manifest(
+      (0..<count).map { "{id: f\($0), url: '\(server.base)/f\($0).bin', destination: f\($0).bin}" },
+      defaults: "limits: {parallel: 4, per_host: 4}\ndefaults: {tls: {ca_file: '\(ca.caFile)'}}\n")
+  }
+
+  /// Issue 15 (TLS session reuse): the handles of a run share their TLS
+  /// sessions, so a new connection resumes one. Each handle kept its own
+  /// before: every handle's first connection was a full handshake (8 of 22
+  /// here, where curl makes one).
+  @Test func newConnectionsResumeTheRunsTLSSession() throws {
+    let ca = try TestCA()
+    let server = try closingServer(ca, files: 40)
+    let f = Folder()
+    manifest(f, server, ca, files: 40)
+    let r = try f.apply()
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    let (full, resumed) = server.handshakes
+    #expect(full + resumed >= 20)
+    // Four transfers may begin before any session exists; none after.
+    #expect(full <= 4, "full handshakes: \(full), resumed: \(resumed)")
+  }
+
+  /// `plan --remote` made a handle per HEAD: every connection was a full handshake.
+  @Test func remotePlanProbesResumeTheirTLSSession() throws {
+    let ca = try TestCA()
+    let server = try closingServer(ca, files: 40)
+    let f = Folder()
+    manifest(f, server, ca, files: 40)
+    let r = try run(["plan", "--remote", "--format", "json", "t.yaml"], cwd: f.dir, env: Self.noTrust)
+    #expect(r.status == 0, "\(r.stderr)")
+    let (full, resumed) = server.handshakes
+    #expect(full + resumed >= 20)
+    #expect(full <= 4, "full handshakes: \(full), resumed: \(resumed)")
+  }
 }
