@@ -18,6 +18,11 @@ pays for the inodes or blocks an earlier one freed, or for a journal
 another run's records grew. `--same-fs` runs in the workload's folder
 instead (not root, or no mkfs.ext4), as before.
 
+W7h1 is not one of issue 15's workloads: W7's files over TLS with HTTP/1.1
+only, the server closing each connection after 100 requests, so that each
+tool's TLS handshakes (full or resumed, counted from nginx's
+`$ssl_session_reused`) show beside its times.
+
 What the tools guarantee differs, and the table does not hide it: syncfiles
 writes each file to a hidden partial, checks it, fsyncs it, renames it over
 the destination and fsyncs the folder (W3 also checks sha256); curl, wget2
@@ -254,9 +259,14 @@ def make_ca(d):
 
 
 class Nginx:
-    def __init__(self, work, www, tls=None, limit_rate=None):
-        """Plain http, or TLS with HTTP/2 when tls = make_ca(...); limit_rate caps each connection."""
-        self.dir = os.path.join(work, "nginx-tls" if tls else "nginx-limited" if limit_rate else "nginx")
+    def __init__(self, work, www, tls=None, limit_rate=None, http2=True, keepalive_requests=100000):
+        """Plain http, or TLS when tls = make_ca(...), with HTTP/2 unless http2 is
+        False; limit_rate caps each connection; keepalive_requests closes a
+        connection after that many. Over TLS, sessions are kept for clients to
+        resume, and tls.log names each request's connection and whether its
+        handshake resumed a session (`handshakes_since`)."""
+        name = "nginx-tls" if tls else "nginx-limited" if limit_rate else "nginx"
+        self.dir = os.path.join(work, name if http2 or not tls else "nginx-tls-h1")
         os.makedirs(os.path.join(self.dir, "tmp"), exist_ok=True)
         self.port = free_port()
         temps = "".join("%s_temp_path %s/tmp/%s; " % (t, self.dir, t)
@@ -267,11 +277,16 @@ class Nginx:
                     "events { worker_connections 4096; }\n"
                     "http { log_format b '$request_uri $status $body_bytes_sent $msec $request_time $http_range';\n"
                     "  access_log %s/access.log b; %s\n"
-                    "  keepalive_requests 100000;\n"
+                    "  log_format tls '$connection $ssl_session_reused';\n"
+                    "  keepalive_requests %d;\n"
                     "  http2_max_requests 100000;\n"
                     "  server { listen 127.0.0.1:%d%s; root %s; %s %s } }\n"
-                    % (self.dir, self.dir, self.dir, temps, self.port, " ssl http2" if tls else "", www,
-                       "ssl_certificate %s; ssl_certificate_key %s;" % (tls["cert"], tls["key"]) if tls else "",
+                    % (self.dir, self.dir, self.dir, temps, keepalive_requests, self.port,
+                       (" ssl http2" if http2 else " ssl") if tls else "", www,
+                       ("ssl_certificate %s; ssl_certificate_key %s; ssl_session_cache shared:tls:10m; "
+                        "access_log %s/tls.log tls; "
+                        "access_log %s/access.log b;" % (tls["cert"], tls["key"], self.dir, self.dir))
+                       if tls else "",
                        "limit_rate %s;" % limit_rate if limit_rate else ""))
         binary = shutil.which("nginx") or "/usr/sbin/nginx"
         self.proc = subprocess.Popen([binary, "-p", self.dir, "-c", conf, "-e", self.dir + "/error.log"],
@@ -321,6 +336,22 @@ class Nginx:
         path = os.path.join(self.dir, "access.log")
         return os.path.getsize(path) if os.path.exists(path) else 0
 
+    def tls_mark(self):
+        path = os.path.join(self.dir, "tls.log")
+        return os.path.getsize(path) if os.path.exists(path) else 0
+
+    def handshakes_since(self, mark):
+        """(full, resumed) TLS handshakes of the connections that served a request since mark."""
+        reused = {}
+        with open(os.path.join(self.dir, "tls.log")) as f:
+            f.seek(mark)
+            for line in f:
+                fields = line.split()
+                if len(fields) == 2:
+                    reused[fields[0]] = fields[1] == "r"
+        resumed = sum(1 for r in reused.values() if r)
+        return len(reused) - resumed, resumed
+
     def bytes_sent_since(self, mark):
         with open(os.path.join(self.dir, "access.log")) as f:
             f.seek(mark)
@@ -353,7 +384,7 @@ def main():
     if args.json is None:
         name = "results-callgrind.json" if args.callgrind else "results.json"
         args.json = os.path.join(ROOT, "Benchmarks", name)
-    only = set((args.only or ("W1,W4,W7" if args.callgrind else "W1,W2,W3,W4,W5,W6,W7,W8")).split(","))
+    only = set((args.only or ("W1,W4,W7" if args.callgrind else "W1,W2,W3,W4,W5,W6,W7,W7h1,W8")).split(","))
     if args.callgrind and only - {"W1", "W2", "W3", "W4", "W7"}:
         ap.error("--callgrind counts W1-W4 and W7 only")
     if args.callgrind and not shutil.which("valgrind"):
@@ -789,13 +820,17 @@ def main():
                 tool, 100.0 * held / size, 100.0 * again / size, ok))
         results["workloads"]["W6 resume"] = figures
 
-    if "W7" in only:
-        # 500 x 16 KiB over TLS and HTTP/2, both tools trusting the same CA.
-        tls = make_ca(os.path.join(work, "ca"))
-        secure = Nginx(work, www, tls=tls)
+    def tls_workload(key, http2):
+        """W7: 500 x 16 KiB over TLS and HTTP/2, every tool trusting the same CA.
+        W7h1: the same over HTTP/1.1 only, the server closing each connection
+        after 100 requests (Apache's MaxKeepAliveRequests default): 8
+        connections at a time, each a TLS handshake, full or resumed. After
+        the timed rounds each tool runs once more to count them."""
+        tls = make_ca(os.path.join(work, "ca-" + key))
+        secure = Nginx(work, www, tls=tls, http2=http2, keepalive_requests=100000 if http2 else 100)
         sbase = "https://127.0.0.1:%d" % secure.port
         names = ["w1-%04d.bin" % i for i in range(500)]
-        d = os.path.join(work, "w7")
+        d = os.path.join(work, key.lower())
         os.makedirs(d)
         manifest(os.path.join(d, "m.yaml"),
                  ["{id: f%04d, url: '%s/%s', destination: %s}" % (i, sbase, n, n) for i, n in enumerate(names)],
@@ -803,19 +838,36 @@ def main():
         with open(os.path.join(d, "curl.cfg"), "w") as f:
             for n in names:
                 f.write('url = "%s/%s"\noutput = "dest/%s"\n' % (sbase, n, n))
-        curl2 = ["curl", "-s", "--no-progress-meter", "--http2", "--parallel", "--parallel-max", "8", "--cacert",
-                 tls["ca"], "--create-dirs", "-K", "curl.cfg"]
+        version = "--http2" if http2 else "--http1.1"
+        curl = ["curl", "-s", "--no-progress-meter", version, "--parallel", "--parallel-max", "8", "--cacert",
+                tls["ca"], "--create-dirs", "-K", "curl.cfg"]
         tools = {
             **applies(),
-            "curl --http2 --parallel": curl2,
+            "curl %s --parallel" % version: curl,
             # syncfiles makes every file durable before it reports; this row pays the same.
-            "curl --http2 && sync": ["sh", "-c", " ".join(curl2) + " && sync"],
-            "the SPEC's steps in C (spec-floor.c)": [spec_floor(), "m.yaml"],
+            "curl %s && sync" % version: ["sh", "-c", " ".join(curl) + " && sync"],
         }
-        bench("W7 500 x 16 KiB over TLS + HTTP/2, fresh destination", d, tools,
-              prepare=fresh if args.delete_between else aside, server=secure,
+        if http2:
+            tools["the SPEC's steps in C (spec-floor.c)"] = [spec_floor(), "m.yaml"]
+        title = ("W7 500 x 16 KiB over TLS + HTTP/2, fresh destination" if http2 else
+                 "W7h1 500 x 16 KiB over TLS, HTTP/1.1, 100 requests a connection, fresh destination")
+        bench(title, d, tools, prepare=fresh if args.delete_between else aside, server=secure,
               expect={n: 16384 for n in names})
+        if not http2 and not args.callgrind:
+            print("  TLS handshakes of one more run each (full / resumed):")
+            for tool, argv in tools.items():
+                mark = secure.tls_mark()
+                in_run_folder(d, False, aside, lambda folder: run(argv, cwd=folder))
+                full, resumed = secure.handshakes_since(mark)
+                results["workloads"][title][tool]["tls_handshakes"] = {"full": full, "resumed": resumed}
+                print("  %-22s %d / %d" % (tool, full, resumed))
         secure.stop()
+
+    if "W7" in only:
+        tls_workload("W7", http2=True)
+
+    if "W7h1" in only:
+        tls_workload("W7h1", http2=False)
 
     if "W8" in only:
         w8(args, work, www, sf, manifest, fresh, bench, results)
