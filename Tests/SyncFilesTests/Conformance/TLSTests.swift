@@ -160,6 +160,44 @@ import Testing
     #expect(full <= 4, "full handshakes: \(full), resumed: \(resumed)")
   }
 
+  /// A shared session never lends one entry's client certificate to
+  /// another: with TLS 1.3 a resumed session keeps the identity it was made
+  /// with, so a request without a certificate over a session made with one
+  /// would reach the server as the certificate's holder. The server answers
+  /// 409 to a request for `open/` that presents one, 403 to `mine/` without,
+  /// and closes each connection after one request: every transfer is a new
+  /// handshake, full or resumed.
+  @Test func aSharedSessionNeverLendsAClientCertificate() throws {
+    let ca = try TestCA()
+    let rules =
+      "keepalive_requests 1; ssl_session_cache shared:tls:1m; ssl_client_certificate \(ca.caFile); "
+      + "ssl_verify_client optional; location /open/ { if ($ssl_client_verify = SUCCESS) { return 409; } } "
+      + "location /mine/ { if ($ssl_client_verify != SUCCESS) { return 403; } }"
+    let server = try NginxServer(tls: ca, http2: false, extra: rules)
+    let count = 12
+    for i in 0..<count {
+      server.put("open/f\(i).bin", testBytes(4_096, seed: UInt64(i)), mtime: timeFromNow(-3600))
+      server.put("mine/f\(i).bin", testBytes(4_096, seed: UInt64(100 + i)), mtime: timeFromNow(-3600))
+    }
+    let key = ca.privateKeyCopy()
+    let identity = "tls: {ca_file: '\(ca.caFile)', client_cert: '\(ca.certFile)', client_key: '\(key)'}"
+    let trust = "tls: {ca_file: '\(ca.caFile)'}"
+    let f = Folder()
+    f.manifest(
+      (0..<count).flatMap {
+        [
+          "{id: m\($0), url: '\(server.base)/mine/f\($0).bin', destination: m\($0).bin, \(identity)}",
+          "{id: o\($0), url: '\(server.base)/open/f\($0).bin', destination: o\($0).bin, \(trust)}",
+        ]
+      }, defaults: "limits: {parallel: 2, per_host: 2}\n")
+    let r = try f.apply()
+    #expect(r.run.status == 0, "\(r.run.stdout)")
+    let statuses = server.accessLog.compactMap { $0.split(separator: " ").dropFirst(2).first }
+    #expect(statuses.count == 2 * count && statuses.allSatisfy { $0 == "200" }, "\(server.accessLog)")
+    // Sessions were resumed, so the rule above was put to the test.
+    #expect(server.handshakes.resumed > 0, "\(server.handshakes)")
+  }
+
   /// `plan --remote` made a handle per HEAD: every connection was a full handshake.
   @Test func remotePlanProbesResumeTheirTLSSession() throws {
     let ca = try TestCA()
