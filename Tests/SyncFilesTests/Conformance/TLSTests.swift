@@ -198,6 +198,32 @@ import Testing
     #expect(server.handshakes.resumed > 0, "\(server.handshakes)")
   }
 
+  /// Nor does a session made under one entry's trust spare another entry
+  /// the check of its own: a resumed handshake verifies no certificate, so
+  /// an entry that trusts another CA must still refuse the server, however
+  /// many sessions the entries before it left.
+  @Test func aSharedSessionNeverSkipsAnotherEntrysTrust() throws {
+    let ca = try TestCA()
+    let stranger = try TestCA()
+    let server = try NginxServer(
+      tls: ca, http2: false, extra: "keepalive_requests 1; ssl_session_cache shared:tls:1m;")
+    for i in 0..<6 { server.put("f\(i).bin", testBytes(4_096, seed: UInt64(i)), mtime: timeFromNow(-3600)) }
+    let f = Folder()
+    f.manifest(
+      (0..<5).map {
+        "{id: a\($0), url: '\(server.base)/f\($0).bin', destination: a\($0).bin, tls: {ca_file: '\(ca.caFile)'}}"
+      }
+        + [
+          "{id: z, url: '\(server.base)/f5.bin', destination: z.bin, retry: {attempts: 1}, tls: {ca_file: '\(stranger.caFile)'}}"
+        ], defaults: "limits: {parallel: 1, per_host: 1}\n")
+    let r = try f.apply()
+    #expect(r.run.status == 1)
+    #expect((0..<5).allSatisfy { r.string("t/a\($0)", "outcome") == "installed" }, "\(r.run.stdout)")
+    #expect(r.string("t/z", "outcome") == "failed", "\(r.run.stdout)")
+    #expect((r.string("t/z", "error") ?? "").contains("certificate is not trusted"), "\(r.run.stdout)")
+    #expect(server.handshakes.resumed > 0, "\(server.handshakes)")
+  }
+
   /// `plan --remote` made a handle per HEAD: every connection was a full handshake.
   @Test func remotePlanProbesResumeTheirTLSSession() throws {
     let ca = try TestCA()
