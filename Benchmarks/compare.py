@@ -18,10 +18,12 @@ pays for the inodes or blocks an earlier one freed, or for a journal
 another run's records grew. `--same-fs` runs in the workload's folder
 instead (not root, or no mkfs.ext4), as before.
 
-W7h1 is not one of issue 15's workloads: W7's files over TLS with HTTP/1.1
-only, the server closing each connection after 100 requests, so that each
-tool's TLS handshakes (full or resumed, counted from nginx's
-`$ssl_session_reused`) show beside its times.
+W7h1 and W3h2 are not among issue 15's workloads. W7h1: W7's files over
+TLS with HTTP/1.1 only, the server closing each connection after 100
+requests, so that each tool's TLS handshakes (full or resumed, counted from
+nginx's `$ssl_session_reused`) show beside its times. W3h2: one file of
+--w8 bytes with its sha256 over TLS + HTTP/2, which libcurl hands over 16
+KiB at a time.
 
 What the tools guarantee differs, and the table does not hide it: syncfiles
 writes each file to a hidden partial, checks it, fsyncs it, renames it over
@@ -384,7 +386,7 @@ def main():
     if args.json is None:
         name = "results-callgrind.json" if args.callgrind else "results.json"
         args.json = os.path.join(ROOT, "Benchmarks", name)
-    only = set((args.only or ("W1,W4,W7" if args.callgrind else "W1,W2,W3,W4,W5,W6,W7,W7h1,W8")).split(","))
+    only = set((args.only or ("W1,W4,W7" if args.callgrind else "W1,W2,W3,W4,W5,W6,W7,W7h1,W3h2,W8")).split(","))
     if args.callgrind and only - {"W1", "W2", "W3", "W4", "W7"}:
         ap.error("--callgrind counts W1-W4 and W7 only")
     if args.callgrind and not shutil.which("valgrind"):
@@ -865,6 +867,24 @@ def main():
 
     if "W7" in only:
         tls_workload("W7", http2=True)
+
+    if "W3h2" in only:
+        # One large file with its sha256 over TLS + HTTP/2, where libcurl hands the
+        # body over 16 KiB at a time (--w8 bytes, 256 MiB by default).
+        deterministic(os.path.join(www, "h2.bin"), args.w8, 32)
+        h2_sha = sha256(os.path.join(www, "h2.bin"))
+        tls = make_ca(os.path.join(work, "ca-W3h2"))
+        secure = Nginx(work, www, tls=tls)
+        url = "https://127.0.0.1:%d/h2.bin" % secure.port
+        d = os.path.join(work, "w3h2")
+        os.makedirs(d)
+        manifest(os.path.join(d, "m.yaml"), ["{id: big, url: '%s', destination: h2.bin, sha256: %s}" % (url, h2_sha)],
+                 extra="defaults: {tls: {ca_file: '%s'}}\n" % tls["ca"])
+        curl = "curl -s --http2 --cacert %s -o dest/h2.bin %s" % (tls["ca"], url)
+        tools = {**applies(), "curl --http2 && sync": ["sh", "-c", curl + " && sync"]}
+        bench("W3h2 one %d MiB file over TLS + HTTP/2, sha256 verified" % (args.w8 >> 20), d, tools,
+              server=secure, expect={"h2.bin": args.w8})
+        secure.stop()
 
     if "W7h1" in only:
         tls_workload("W7h1", http2=False)

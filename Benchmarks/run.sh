@@ -2,7 +2,7 @@
 # syncfiles side by side with curl, aria2c and wget2 on one nginx (loopback).
 # Installs what it needs (nginx, curl, aria2, wget2), builds syncfiles in
 # release mode, runs Benchmarks/compare.py. Options go to compare.py:
-#   --rounds N (3)  --only W1,...,W8,W7h1  --big BYTES (1 GiB)  --w8 BYTES (256 MiB)  --json FILE
+#   --rounds N (3)  --only W1,...,W8,W7h1,W3h2  --big BYTES (1 GiB)  --w8 BYTES (256 MiB)  --json FILE
 #   --callgrind (instructions instead of times; installs valgrind)  --also NAME=PATH
 #   --same-fs (every run in its workload's folder; by default each gets a new ext4 on a loop device)
 # W8 starts a second nginx with limit_rate 16m and also runs W6 with segments.
