@@ -10,7 +10,7 @@ to syncfiles', CPU time (user+sys), peak memory (GNU time's %M) and the
 CPU time nginx's workers spent serving each run (client and server share
 the machine's cores), then writes the figures as JSON.
 
-Each run of W1-W5, W7 and W8 gets a new ext4 on a loop device, as
+Each run of W1-W5, W7, W7h1, W3h2 and W8 gets a new ext4 on a loop device, as
 Benchmarks/ab.py does: the workload's lists are copied in (for W4 also the
 tool's own state: its destinations with their times and, for syncfiles, its
 journal), the tool runs there, and the file system is unmounted. No run
