@@ -9,7 +9,8 @@ enum CurlGlobal {
   static let ready: Bool = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK }()
 }
 
-/// TLS sessions shared by a driver's easy handles (a `CURLSH`). Without it
+/// TLS sessions shared by a driver's easy handles (a `CURLSH`), one share
+/// per host (`CurlMulti.share(for:)`). Without it
 /// each handle kept its own, so every handle's first connection to a server
 /// was a full handshake, and so was every `plan --remote` probe's: against
 /// an HTTP/1.1 server over TLS that closed connections after two requests,
@@ -47,17 +48,26 @@ final class EasyRequest {
   /// `curl_easy_reset` calls so far (tests: a request of the shape before skips it).
   private(set) var resets = 0
 
-  /// The TLS sessions this handle shares; released after the handle is cleaned up.
-  private let share: CurlShare?
+  /// The TLS sessions this handle shares, and the host they are of;
+  /// released after the handle is cleaned up.
+  private var share: CurlShare?
+  private(set) var shareHost: String?
 
-  /// `share`: kept by `curl_easy_reset`, so set once.
-  init?(share: CurlShare? = nil) {
+  init?() {
     guard CurlGlobal.ready, let h = curl_easy_init() else { return nil }
     handle = h
-    self.share = share
-    if let share { _ = sf_easy_set_share(h, share.raw) }
     errorBuffer = .allocate(capacity: Int(sf_error_size))
     errorBuffer.initialize(repeating: 0, count: Int(sf_error_size))
+  }
+
+  /// Shares the TLS sessions of `host` from `multi` (kept by
+  /// `curl_easy_reset`: set again only when the host changes). Call only
+  /// while the handle is out of the multi handle.
+  func shareSessions(of host: String, in multi: CurlMulti) {
+    guard host != shareHost, let s = multi.share(for: host) else { return }
+    _ = sf_easy_set_share(handle, s.raw)
+    share = s  // the one it replaces is no longer used by the handle
+    shareHost = host
   }
 
   deinit {

@@ -132,7 +132,7 @@ public final class TransferEngine: @unchecked Sendable {
       return true
     }
     guard reserved else { return nil }
-    guard let easy = EasyRequest(share: multi.share) else {
+    guard let easy = EasyRequest() else {
       lock.locked { made -= 1 }
       return nil
     }
@@ -343,6 +343,7 @@ public final class TransferEngine: @unchecked Sendable {
     t.reset(easy: easy, hops: hops)
     t.url = url
     let s = t.spec
+    easy.shareSessions(of: s.host, in: multi)
     if shape != nil && easy.shape == shape {
       easy.set(CURLOPT_URL, url)  // the rest as the request before, of the same shape, left it
     } else {

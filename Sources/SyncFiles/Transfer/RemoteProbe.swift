@@ -116,10 +116,11 @@ private final class ProbeRun {
   }
 
   func start(_ r: RemoteProbe.Request, url: String, hops: Int) {
-    guard let easy = EasyRequest(share: multi.share) else {
+    guard let easy = EasyRequest() else {
       results[r.id] = RemoteFact(status: 0, error: "libcurl could not create a handle")
       return
     }
+    easy.shareSessions(of: r.url.host, in: multi)
     let isFile = r.url.scheme == "file"
     let entryURL = r.url.text.revealed
     easy.configure(

@@ -143,11 +143,12 @@ final class NginxServer: WebServer {
   var entryKeys: String { tls.map { ", tls: {ca_file: '\($0.caFile)'}" } ?? "" }
 
   /// `extra`: more directives for the server block (client certificates, auth).
-  /// `alsoOn`: another address to listen on, same port (a test network's).
+  /// `alsoOn`: more addresses to listen on, same port (a test network's,
+  /// or other loopback addresses: other hosts to a client).
   /// `http2`: with `tls`, offer HTTP/2 (false: HTTP/1.1 only, one request
   /// at a time on each connection).
   init(
-    tls: TestCA? = nil, http2: Bool = true, limitRate: String? = nil, extra: String = "", alsoOn: String? = nil
+    tls: TestCA? = nil, http2: Bool = true, limitRate: String? = nil, extra: String = "", alsoOn: [String] = []
   ) throws {
     let bin = try installed(["/usr/sbin/nginx"], package: "nginx")
     self.tls = tls
@@ -156,10 +157,11 @@ final class NginxServer: WebServer {
     chmod(dir, 0o755)
     let d = dir
     let temps = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(d)/\($0);" }
+    let p = port
+    let suffix = tls == nil ? "" : " ssl\(http2 ? " http2" : "")"
     let listen =
-      tls.map {
-        "listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : ""); ssl_certificate \($0.certFile); ssl_certificate_key \($0.keyFile);"
-      } ?? "listen 127.0.0.1:\(port);" + (alsoOn.map { " listen \($0):\(port);" } ?? "")
+      (["127.0.0.1"] + alsoOn).map { "listen \($0):\(p)\(suffix);" }.joined(separator: " ")
+      + (tls.map { " ssl_certificate \($0.certFile); ssl_certificate_key \($0.keyFile);" } ?? "")
     write(
       """
       daemon off;

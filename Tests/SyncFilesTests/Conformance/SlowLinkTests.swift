@@ -132,7 +132,7 @@ final class Locked<T>: @unchecked Sendable {
   /// `outage` seconds once `outageAt` bytes arrived.
   func transfer(size: Int, outage: Double, outageAt: Int, entryKeys: String) throws -> Outcome {
     let link = try SlowLink(delayMs: 50, loss: 0.02)
-    let server = try NginxServer(alsoOn: link.serverAddress)
+    let server = try NginxServer(alsoOn: [link.serverAddress])
     let body = testBytes(size, seed: 77)
     server.put("big.bin", body, mtime: timeFromNow(-3600))
     let dir = makeTempDir()

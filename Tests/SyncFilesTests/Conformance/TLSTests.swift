@@ -224,6 +224,48 @@ import Testing
     #expect(server.handshakes.resumed > 0, "\(server.handshakes)")
   }
 
+  /// Twelve hosts (loopback addresses 127.0.0.1-12 of one nginx), three
+  /// files each, interleaved, every connection closed after one request:
+  /// 36 handshakes. libcurl keeps 8 sessions in a share, so one share for
+  /// the run made each host's session gone by its next turn (36 full).
+  func manyHosts(_ f: Folder) throws -> NginxServer {
+    let hosts = (1...12).map { "127.0.0.\($0)" }
+    let ca = try TestCA(serverNames: hosts.map { "IP:\($0)" }.joined(separator: ",") + ",DNS:localhost")
+    let server = try NginxServer(
+      tls: ca, http2: false, extra: "keepalive_requests 1; ssl_session_cache shared:tls:1m;",
+      alsoOn: Array(hosts.dropFirst()))
+    for i in 0..<3 { server.put("f\(i).bin", testBytes(4_096, seed: UInt64(i)), mtime: timeFromNow(-3600)) }
+    f.manifest(
+      (0..<3).flatMap { i in
+        hosts.indices.map { h in
+          "{id: h\(h)f\(i), url: 'https://\(hosts[h]):\(server.port)/f\(i).bin', destination: h\(h)/f\(i).bin}"
+        }
+      }, defaults: "limits: {parallel: 12, per_host: 1}\ndefaults: {tls: {ca_file: '\(ca.caFile)'}}\n")
+    return server
+  }
+
+  /// Each host's sessions are kept apart: one full handshake per host.
+  @Test func sessionsOfManyHostsAreAllKept() throws {
+    let f = Folder()
+    let server = try manyHosts(f)
+    let r = try f.apply()
+    #expect(r.run.status == 0, "\(r.run.stderr)")
+    let (full, resumed) = server.handshakes
+    #expect(full + resumed == 36)
+    #expect(full == 12, "full handshakes: \(full), resumed: \(resumed)")
+  }
+
+  /// And so for `plan --remote`'s probes.
+  @Test func remotePlanKeepsTheSessionsOfManyHosts() throws {
+    let f = Folder()
+    let server = try manyHosts(f)
+    let r = try run(["plan", "--remote", "--format", "json", "t.yaml"], cwd: f.dir, env: Self.noTrust)
+    #expect(r.status == 0, "\(r.stderr)")
+    let (full, resumed) = server.handshakes
+    #expect(full + resumed == 36)
+    #expect(full == 12, "full handshakes: \(full), resumed: \(resumed)")
+  }
+
   /// `plan --remote` made a handle per HEAD: every connection was a full handshake.
   @Test func remotePlanProbesResumeTheirTLSSession() throws {
     let ca = try TestCA()
