@@ -51,7 +51,7 @@ final class EasyRequest {
   /// The TLS sessions this handle shares, and the host they are of;
   /// released after the handle is cleaned up.
   private var share: CurlShare?
-  private(set) var shareHost: String?
+  private var shareHost: String?
 
   init?() {
     guard CurlGlobal.ready, let h = curl_easy_init() else { return nil }
