@@ -242,8 +242,8 @@ def sha256(path):
     return subprocess.check_output(["sha256sum", path]).decode().split()[0]
 
 
-def make_ca(d):
-    """A CA and a server certificate for 127.0.0.1 (openssl, EC keys), in d."""
+def make_ca(d, ips=("127.0.0.1",)):
+    """A CA and a server certificate for the addresses ips (openssl, EC keys), in d."""
     os.makedirs(d, exist_ok=True)
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
     quiet = {"cwd": d, "check": True, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
@@ -252,7 +252,7 @@ def make_ca(d):
     subprocess.run(["openssl", "req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=b"],
                    **quiet)
     with open(os.path.join(d, "ext.cnf"), "w") as f:
-        f.write("subjectAltName=IP:127.0.0.1\n")
+        f.write("subjectAltName=%s\n" % ",".join("IP:" + ip for ip in ips))
     subprocess.run(["openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
                     "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"], **quiet)
     os.chmod(os.path.join(d, "server.key"), 0o644)  # nginx workers read it; a benchmark key

@@ -25,18 +25,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compare  # noqa: E402  (its nginx and data helpers)
-
-
-def make_ca(d, hosts):
-    """compare.make_ca's CA, with a server certificate for every host."""
-    tls = compare.make_ca(d)
-    with open(os.path.join(d, "ext.cnf"), "w") as f:
-        f.write("subjectAltName=" + ",".join("IP:" + h for h in hosts) + "\n")
-    subprocess.run(["openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-                    "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"],
-                   cwd=d, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return tls
+import compare  # noqa: E402  (its CA, nginx and data helpers)
 
 
 def listen_on_all(nginx, hosts):
@@ -51,15 +40,6 @@ def listen_on_all(nginx, hosts):
     time.sleep(0.5)
 
 
-def handshakes(log):
-    conns = {}
-    for line in open(log):
-        f = line.split()
-        conns[f[0]] = f[1]
-    full = sum(1 for v in conns.values() if v == ".")
-    return full, len(conns) - full
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("rows", nargs="+", help="NAME=PATH of a syncfiles build")
@@ -68,11 +48,11 @@ def main():
     ap.add_argument("--files", type=int, default=20, help="files per host")
     ap.add_argument("--keepalive-requests", type=int, default=5)
     args = ap.parse_args()
-    rows = [r.split("=", 1) for r in args.rows]
+    rows = [(name, os.path.abspath(path)) for name, path in (r.split("=", 1) for r in args.rows)]
     work = tempfile.mkdtemp(prefix="tls-hosts-", dir="/var/tmp")
     os.chmod(work, 0o755)  # nginx's workers read the files
     hosts = ["127.0.0.%d" % (i + 1) for i in range(args.hosts)]
-    tls = make_ca(os.path.join(work, "ca"), hosts)
+    tls = compare.make_ca(os.path.join(work, "ca"), ips=hosts)
     www = os.path.join(work, "www")
     os.makedirs(www)
     for i in range(args.files):
@@ -84,7 +64,6 @@ def main():
                    % (h, i, hosts[h], nginx.port, i, h, i) for i in range(args.files) for h in range(len(hosts))]
         manifest = ("version: 1\nname: t\nroot: out\njournal: journal\ndefaults: {tls: {ca_file: '%s'}}\n"
                     "files:\n%s\n" % (tls["ca"], "\n".join(entries)))
-        log = os.path.join(nginx.dir, "tls.log")
         results = {name: [] for name, _ in rows}
         for r in range(args.rounds):
             for name, path in (rows if r % 2 == 0 else rows[::-1]):
@@ -92,7 +71,7 @@ def main():
                 shutil.rmtree(d, ignore_errors=True)
                 os.makedirs(d)
                 open(os.path.join(d, "m.yaml"), "w").write(manifest)
-                open(log, "w").close()
+                mark = nginx.tls_mark()
                 os.sync()
                 t0 = time.perf_counter()
                 p = subprocess.Popen([path, "apply", "--quiet", "m.yaml"], cwd=d, stderr=subprocess.DEVNULL)
@@ -100,7 +79,7 @@ def main():
                 wall = time.perf_counter() - t0
                 if status != 0:
                     sys.exit("%s failed (status %d)" % (name, status))
-                full, resumed = handshakes(log)
+                full, resumed = nginx.handshakes_since(mark)
                 results[name].append((wall * 1000, (ru.ru_utime + ru.ru_stime) * 1000, full, resumed))
         print("%d hosts x %d files of 16 KiB over TLS (HTTP/1.1, %d requests a connection), %d rounds, medians"
               % (len(hosts), args.files, args.keepalive_requests, args.rounds))

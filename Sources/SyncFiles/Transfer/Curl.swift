@@ -18,7 +18,8 @@ enum CurlGlobal {
 /// `curl --parallel`, whose handles share their sessions, 1 in 43 for 200
 /// files 8 at a time; issue 15, TLS session reuse). libcurl matches a session to the host, port and TLS
 /// options it was made under, so a request under other trust never resumes
-/// one. Each handle keeps the share alive; it is freed after the last.
+/// one. The driver keeps each host's share, and each handle the one it
+/// uses: a share is freed after both let go of it.
 final class CurlShare: @unchecked Sendable {
   let raw: UnsafeMutablePointer<sf_share>
 
