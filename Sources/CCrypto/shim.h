@@ -6,8 +6,9 @@
 
 #include <stdatomic.h>
 
-// The SHA-256 implementation, fetched from the default provider once and
-// kept for the process. Given `EVP_sha256()` instead, each
+// The SHA-256 implementation, fetched from the default provider on first use
+// and kept (each object file this function is inlined into keeps its own; W1
+// fetches once). Given `EVP_sha256()` instead, each
 // EVP_DigestInit_ex fetches it again: about 2,800 instructions a call
 // against 450, and a hasher is set up and reset once a file (W1: 2,000).
 // Threads that race here each fetch; one keeps its fetch, the others free
