@@ -48,9 +48,12 @@ public final class PartialFile: @unchecked Sendable {
     hasher.update(held)
   }
 
-  public static func partialName(for name: String) -> String { "." + name + suffix }
+  public static func partialName(for name: String) -> String {
+    Paths.decorated(name, prefix: ".", suffix: suffixText)
+  }
   /// How every partial's name ends.
-  public static let suffix = ".syncfiles-partial"
+  public static let suffix = String(describing: suffixText)
+  private static let suffixText: StaticString = ".syncfiles-partial"
 
   /// Where partial data of a destination lives: hidden, in the destination's own folder.
   public static func path(for destination: String) -> String {
@@ -76,7 +79,7 @@ public final class PartialFile: @unchecked Sendable {
   }
 
   private init(naming root: String, _ relative: String) throws(InstallError) {
-    destination = root + "/" + relative
+    destination = String(root, UInt8(ascii: "/"), relative)
     name = try Self.lastName(of: relative)
     partialName = PartialFile.partialName(for: name)
     self.root = root

@@ -114,6 +114,21 @@ public enum Paths {
     }
   }
 
+  /// `prefix + name + suffix`, made in one allocation: the transfer thread
+  /// names the partial of each body it receives, and `+` made a string
+  /// between and grew the result.
+  public static func decorated(_ name: String, prefix: StaticString, suffix: StaticString) -> String {
+    name.withUTF8Bytes { n in
+      let p = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+      let x = UnsafeBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount)
+      return String(unsafeUninitializedCapacity: p.count + n.count + x.count) { out in
+        let k = out.initialize(fromContentsOf: p)
+        let j = out[k...].initialize(fromContentsOf: n)
+        return out[j...].initialize(fromContentsOf: x)
+      }
+    }
+  }
+
   /// File name without its last extension.
   public static func stem(of path: String) -> String {
     let name = fileName(of: path)

@@ -145,6 +145,16 @@ import Testing
     #expect(PartialFile.path(for: "/srv/data/f.csv") == "/srv/data/.f.csv.syncfiles-partial")
   }
 
+  /// A partial's name made in one allocation is the text `+` made.
+  @Test func aDecoratedNameIsPrefixNameSuffix() {
+    for name in ["", "x", "f.bin", "dé ünï.txt", String(repeating: "n", count: 255)] {
+      #expect(Paths.decorated(name, prefix: ".", suffix: ".syncfiles-partial") == "." + name + ".syncfiles-partial")
+      #expect(Paths.decorated(name, prefix: "", suffix: "") == name)
+      #expect(PartialFile.partialName(for: name) == "." + name + PartialFile.suffix)
+    }
+    #expect(PartialFile.suffix == ".syncfiles-partial")
+  }
+
   /// A path or id joined in one allocation is the same text as `+` makes.
   @Test func joinedInOneAllocationAsPlusJoins() {
     let parts = ["", "/", "a", "/var/tmp/w5/dest", "dést/ünï", String(repeating: "x", count: 300)]
