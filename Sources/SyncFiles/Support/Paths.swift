@@ -118,13 +118,16 @@ public enum Paths {
   /// names the partial of each body it receives, and `+` made a string
   /// between and grew the result.
   public static func decorated(_ name: String, prefix: StaticString, suffix: StaticString) -> String {
+    // `withUTF8Buffer`, not `utf8Start`: a one-scalar literal may be held as a scalar.
     name.withUTF8Bytes { n in
-      let p = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-      let x = UnsafeBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount)
-      return String(unsafeUninitializedCapacity: p.count + n.count + x.count) { out in
-        let k = out.initialize(fromContentsOf: p)
-        let j = out[k...].initialize(fromContentsOf: n)
-        return out[j...].initialize(fromContentsOf: x)
+      prefix.withUTF8Buffer { p in
+        suffix.withUTF8Buffer { x in
+          String(unsafeUninitializedCapacity: p.count + n.count + x.count) { out in
+            let k = out.initialize(fromContentsOf: p)
+            let j = out[k...].initialize(fromContentsOf: n)
+            return out[j...].initialize(fromContentsOf: x)
+          }
+        }
       }
     }
   }
