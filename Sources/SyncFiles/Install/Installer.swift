@@ -48,12 +48,9 @@ public final class PartialFile: @unchecked Sendable {
     hasher.update(held)
   }
 
-  public static func partialName(for name: String) -> String {
-    Paths.decorated(name, prefix: ".", suffix: suffixText)
-  }
+  public static func partialName(for name: String) -> String { Paths.decorated(name, prefix: ".", suffix: suffix) }
   /// How every partial's name ends.
-  public static let suffix = String(describing: suffixText)
-  private static let suffixText: StaticString = ".syncfiles-partial"
+  public static let suffix = ".syncfiles-partial"
 
   /// Where partial data of a destination lives: hidden, in the destination's own folder.
   public static func path(for destination: String) -> String {

@@ -114,14 +114,13 @@ public enum Paths {
     }
   }
 
-  /// `prefix + name + suffix`, made in one allocation: the transfer thread
-  /// names the partial of each body it receives, and `+` made a string
-  /// between and grew the result.
-  public static func decorated(_ name: String, prefix: StaticString, suffix: StaticString) -> String {
-    // `withUTF8Buffer`, not `utf8Start`: a one-scalar literal may be held as a scalar.
+  /// `prefix + name + suffix`, made in one allocation (as `sibling` is): the
+  /// transfer thread names the partial of each body it receives, and `+`
+  /// made a string between and grew the result.
+  public static func decorated(_ name: String, prefix: String, suffix: String) -> String {
     name.withUTF8Bytes { n in
-      prefix.withUTF8Buffer { p in
-        suffix.withUTF8Buffer { x in
+      prefix.withUTF8Bytes { p in
+        suffix.withUTF8Bytes { x in
           String(unsafeUninitializedCapacity: p.count + n.count + x.count) { out in
             let k = out.initialize(fromContentsOf: p)
             let j = out[k...].initialize(fromContentsOf: n)
