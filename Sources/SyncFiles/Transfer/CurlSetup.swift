@@ -128,8 +128,7 @@ extension EasyRequest {
     guard !isFile else { return }
     set(CURLOPT_SSL_VERIFYPEER, 1)
     set(CURLOPT_SSL_VERIFYHOST, 2)
-    // HTTP/2: wait for a connection that may multiplex rather than open another.
-    set(CURLOPT_PIPEWAIT, 1)
+    waitForMultiplexing(url: url)
     configureTrust(network.tls, environment: env)
     switch network.proxy {
     case .url(let u)?: set(CURLOPT_PROXY, u.revealed)
@@ -153,6 +152,16 @@ extension EasyRequest {
       case .off: break
       }
     }
+  }
+
+  /// HTTP/2: wait for a connection that may multiplex rather than open
+  /// another, only where one can: ALPN offers h2 on https alone (through a
+  /// proxy too, inside its CONNECT tunnel). An http:// connection never
+  /// multiplexes, and waiting on it held every transfer to the host behind
+  /// the one in flight. Set for every request: a recycled handle may have
+  /// served the other scheme.
+  func waitForMultiplexing(url: String) {
+    set(CURLOPT_PIPEWAIT, url.hasPrefix("https:") ? 1 : 0)
   }
 
   /// The request's header lines: `Accept-Encoding: identity` (checksums are

@@ -39,6 +39,8 @@ public final class TransferEngine: @unchecked Sendable {
 
   let environment: NetworkEnvironment
   let verbose: (@Sendable (String) -> Void)?
+  /// `--verbose`: which protocol each host spoke (engine thread only).
+  private var sharing = ConnectionSharing()
 
   /// `perHost` caps connections and transfers per host (HTTP/2 streams
   /// included), `parallel` transfers in all; `rate` (bytes/s) is shared by all transfers.
@@ -346,6 +348,7 @@ public final class TransferEngine: @unchecked Sendable {
     easy.shareSessions(of: s.host, in: multi)
     if shape != nil && easy.shape == shape {
       easy.set(CURLOPT_URL, url)  // the rest as the request before, of the same shape, left it
+      easy.waitForMultiplexing(url: url)
     } else {
       easy.configure(
         url: url, entryURL: s.url, isFile: s.isFile, network: s.network,
@@ -474,6 +477,11 @@ public final class TransferEngine: @unchecked Sendable {
     }
     let status = easy.info(CURLINFO_RESPONSE_CODE)
     t.status = status
+    if let verbose, !t.spec.isFile,
+      let line = sharing.note(host: t.spec.host, version: easy.info(CURLINFO_HTTP_VERSION), perHost: admission.perHost)
+    {
+      verbose("\(t.spec.id): \(line)")
+    }
     let redirect = easy.infoString(CURLINFO_REDIRECT_URL)
     let unmet = easy.info(CURLINFO_CONDITION_UNMET)
     let fileTime = easy.infoOff(CURLINFO_FILETIME_T)

@@ -52,14 +52,18 @@ func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:], tool
 
 /// Starts the built binary in the background, its output discarded: for a
 /// test that kills it, or reads its files while it runs.
-func startInBackground(_ args: [String], cwd: String, env: [String: String] = [:]) throws -> Process {
+/// `stderr`: a file to write its standard error to (else it is dropped).
+func startInBackground(_ args: [String], cwd: String, env: [String: String] = [:], stderr: String? = nil) throws
+  -> Process
+{
   let p = Process()
   p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
   p.arguments = args
   p.currentDirectoryURL = URL(fileURLWithPath: cwd)
   if !env.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 } }
   p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-  p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+  if let stderr { _ = FileManager.default.createFile(atPath: stderr, contents: nil) }
+  p.standardError = FileHandle(forWritingAtPath: stderr ?? "/dev/null")
   try p.run()
   return p
 }

@@ -14,6 +14,10 @@ protocol WebServer: AnyObject {
   var honoursRange: Bool { get }
 }
 
+/// Every server of the matrix sends the files under `/slow/` at about
+/// 1 MiB/s a connection (a busy mirror's cap), the rest at full speed.
+let slowRateKiB = 1024
+
 extension WebServer {
   var entryKeys: String { "" }
   var environment: [String: String] { [:] }
@@ -176,7 +180,10 @@ final class NginxServer: WebServer {
         \(temps.joined(separator: "\n  "))
         keepalive_requests 10000;
         http2_max_requests 10000;
-        server { \(listen) root \(dir)/www; \(limitRate.map { "limit_rate \($0);" } ?? "") \(extra) }
+        server {
+          \(listen) root \(dir)/www; \(limitRate.map { "limit_rate \($0);" } ?? "") \(extra)
+          location /slow/ { limit_rate \(slowRateKiB)k; }
+        }
       }
 
       """, to: dir + "/nginx.conf")
@@ -216,16 +223,31 @@ final class ApacheServer: WebServer {
   let dir = makeTempDir()
   let port: Int
   private var daemon: Daemon!
-  let name = "Apache httpd"
-  var base: String { "http://127.0.0.1:\(port)" }
+  let tls: TestCA?
+  var name: String { tls == nil ? "Apache httpd" : "Apache httpd TLS (HTTP/1.1)" }
+  var base: String { "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)" }
   var docroot: String { dir + "/www" }
+  var entryKeys: String { tls.map { ", tls: {ca_file: '\($0.caFile)'}" } ?? "" }
 
-  init() throws {
+  /// `tls`: HTTPS with HTTP/1.1 only (no mod_http2), so ALPN says http/1.1.
+  init(tls: TestCA? = nil) throws {
     let bin = try installed(["/usr/sbin/apache2"], package: "apache2")
+    self.tls = tls
     port = try freePort()
     try FileManager.default.createDirectory(atPath: docroot, withIntermediateDirectories: true)
     chmod(dir, 0o755)
     let modules = "/usr/lib/apache2/modules"
+    let ssl =
+      tls.map {
+        """
+        LoadModule socache_shmcb_module \(modules)/mod_socache_shmcb.so
+        LoadModule ssl_module \(modules)/mod_ssl.so
+        SSLEngine on
+        SSLCertificateFile \($0.certFile)
+        SSLCertificateKeyFile \($0.keyFile)
+        SSLSessionCache shmcb:\(dir)/ssl_scache(512000)
+        """
+      } ?? ""
     write(
       """
       ServerRoot \(dir)
@@ -234,6 +256,9 @@ final class ApacheServer: WebServer {
       LoadModule mpm_event_module \(modules)/mod_mpm_event.so
       LoadModule authz_core_module \(modules)/mod_authz_core.so
       LoadModule mime_module \(modules)/mod_mime.so
+      LoadModule env_module \(modules)/mod_env.so
+      LoadModule ratelimit_module \(modules)/mod_ratelimit.so
+      \(ssl)
       TypesConfig /dev/null
       User www-data
       Group www-data
@@ -245,6 +270,10 @@ final class ApacheServer: WebServer {
       <Directory \(docroot)>
         Require all granted
       </Directory>
+      <Location /slow/>
+        SetOutputFilter RATE_LIMIT
+        SetEnv rate-limit \(slowRateKiB)
+      </Location>
 
       """, to: dir + "/httpd.conf")
     daemon = try Daemon(
@@ -280,6 +309,7 @@ final class LighttpdServer: WebServer {
       # Its default stat cache serves the old version for up to a second after
       # a change (seen); the matrix changes files within milliseconds.
       server.stat-cache-engine = "disable"
+      $HTTP["url"] =~ "^/slow/" { connection.kbytes-per-second = \(slowRateKiB) }
 
       """, to: dir + "/lighttpd.conf")
     daemon = try Daemon(
@@ -305,9 +335,20 @@ final class PythonServer: WebServer {
   init() throws {
     port = try freePort()
     try FileManager.default.createDirectory(atPath: docroot, withIntermediateDirectories: true)
+    // http.server's own handler, with the copy of files under /slow/ paced.
+    let script = """
+      import functools, http.server, sys, time
+      class H(http.server.SimpleHTTPRequestHandler):
+          def copyfile(self, src, dst):
+              if not self.path.startswith("/slow/"):
+                  return super().copyfile(src, dst)
+              while chunk := src.read(\(slowRateKiB * 1024 / 10)):
+                  dst.write(chunk); dst.flush(); time.sleep(0.1)
+      http.server.test(HandlerClass=functools.partial(H, directory=sys.argv[1]),
+                       ServerClass=http.server.ThreadingHTTPServer, port=int(sys.argv[2]), bind="127.0.0.1")
+      """
     daemon = try Daemon(
-      "/usr/bin/env", ["python3", "-m", "http.server", "--bind", "127.0.0.1", "--directory", docroot, "\(port)"],
-      port: port, name: "http.server", log: "/dev/null")
+      "/usr/bin/env", ["python3", "-c", script, docroot, "\(port)"], port: port, name: "http.server", log: "/dev/null")
   }
 
   deinit {
