@@ -8,6 +8,12 @@ extern int syncfs(int fd);
 extern int pipe2(int fds[2], int flags);
 extern int sync_file_range(int fd, long long offset, long long nbytes, unsigned int flags);
 static inline int sf_syncfs(int fd) { return syncfs(fd); }
+#include <sys/vfs.h>
+// The statfs magic number of the file system holding fd, or -1.
+static inline long long sf_fs_type(int fd) {
+  struct statfs s;
+  return fstatfs(fd, &s) == 0 ? (long long)(unsigned int)s.f_type : -1;
+}
 #include <malloc.h>
 // Gives free heap pages back to the system (glibc: every arena, not only the top).
 static inline void sf_release_free_memory(void) { malloc_trim(0); }
@@ -47,6 +53,7 @@ static inline int sf_set_thread_policy(int policy) {
 static inline int sf_thread_policy(void) { return -1; }
 static inline int sf_set_thread_policy(int policy) { (void)policy; errno = ENOSYS; return -1; }
 static inline int sf_syncfs(int fd) { (void)fd; sync(); return 0; }
+static inline long long sf_fs_type(int fd) { (void)fd; return -1; }
 static inline int sf_preallocate(int fd, long long length) { (void)fd; (void)length; errno = EOPNOTSUPP; return -1; }
 static inline int sf_start_writeback(int fd, long long offset, long long length) {
   (void)fd; (void)offset; (void)length; return 0;

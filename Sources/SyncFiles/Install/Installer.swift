@@ -403,8 +403,10 @@ public final class PartialFile: @unchecked Sendable {
   public var placement: Placement { folder?.placement ?? Placement(device: 0, folder: 0) }
 
   /// Flushes the whole file system holding this partial (`syncfs`): one call
-  /// makes every partial on it durable. True on success.
-  public func flushFileSystem() -> Bool { sf_syncfs(fd) == 0 }
+  /// makes every partial on it durable. True on success; false, having done
+  /// nothing, where `syncfs` is not known to flush (`FileSystemKind`): each
+  /// partial is then flushed by itself.
+  public func flushFileSystem() -> Bool { FileSystemKind.syncfsFlushesAll(fd) && sf_syncfs(fd) == 0 }
 
   /// A descriptor of its own through which the hashing thread reads written
   /// bytes back (`SHA256Hasher.update(_:writtenAt:in:)`), made on first use;
@@ -466,6 +468,15 @@ public final class PartialFile: @unchecked Sendable {
       _ = sf_start_writeback(out, 0, 0)  // 0 bytes: to the end of the file
       positionalUnflushed = 0
     }
+  }
+
+  /// Makes the bytes written so far durable (`fdatasync`), before the
+  /// journal may claim them (SPEC §9.2: after a power cut, a preallocated
+  /// range the journal calls held must not be a hole of zeros). False when
+  /// the flush failed: nothing may be claimed then.
+  public func syncWritten() -> Bool {
+    let out = positionalFD >= 0 ? positionalFD : fd
+    return out >= 0 && fdatasync(out) == 0
   }
 
   /// Bytes written at offsets since the last early writeback.

@@ -55,6 +55,20 @@ public final class SessionJournal: @unchecked Sendable {
     }
   }
 
+  /// The journal stops claiming the partial of task `id`, durably, before
+  /// its bytes are dropped or written over: otherwise a power cut could
+  /// leave a journal that calls them held beside a file that no longer
+  /// holds them (SPEC §9.2). Nothing is written when nothing is claimed.
+  public func retractPartial(_ id: String) {
+    lock.locked {
+      guard writer.contents.tasks[id]?.partial != nil else { return }
+      do throws(JournalError) {
+        try writer.update(id, flush: true) { $0.partial = nil }
+        try writer.sync()
+      } catch { self.error = self.error ?? error }
+    }
+  }
+
   /// Compacts when the journal has grown well past one record per task.
   public func compactIfNeeded() {
     lock.locked {

@@ -113,6 +113,10 @@ extension Runner {
     if jobs[i].flight.partial == nil && t.action == .resume && reports[i].attempts == 0, let held = t.heldPartial {
       do throws(InstallError) { try reopen(i, held, root: root) } catch { throw .install(error) }
     }
+    if jobs[i].flight.partial == nil {
+      // This try starts a new partial over whatever an earlier run left: the journal stops claiming that first.
+      journal.retractPartial(t.id)
+    }
     var mirrors: [(url: String, name: String)] = []
     if !e.mirrors.isEmpty {  // most entries have none: no array of their URLs made per try
       let urls = [e.url] + e.mirrors
@@ -126,7 +130,8 @@ extension Runner {
       partial: jobs[i].flight.partial, hasher: jobs[i].hasher, request: request(i), network: e.network,
       secrets: manifests[jobs[i].manifest].secrets, maxBytes: e.maxBytes, connectTimeout: e.timeout.connect,
       stall: e.timeout.stall, onBody: journalPartial(t), segments: e.segments, mirrors: mirrors,
-      held: jobs[i].flight.held, onRanges: journalRanges(t), mayHoldBody: !plugins.anyVerifierReadsFile(for: e))
+      held: jobs[i].flight.held, onRanges: journalRanges(t), mayHoldBody: !plugins.anyVerifierReadsFile(for: e),
+      onDrop: { [journal, id = t.id] in journal.retractPartial(id) })
   }
 
   /// Opens the partial held since an earlier run and hashes what it holds

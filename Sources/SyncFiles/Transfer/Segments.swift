@@ -24,8 +24,11 @@
 ///   that ranges work. A mirror whose answer names another
 ///   size or version, or that fails, takes no more; its range goes back to
 ///   the queue.
-/// - The journal hears which bytes are held, every 4 MiB and at each range's
-///   end, so that a kill -9 costs at most that much again.
+/// - The journal hears which bytes are held whenever a range has written
+///   `journalStep` bytes since it last did, at least once a second, and at
+///   each range's end, so that a kill -9 costs at most `journalStep` a
+///   range again (SPEC §9.1). The partial is flushed to disk first: the
+///   journal never claims bytes a power cut could take (SPEC §9.2).
 final class SegmentGroup {
   unowned let engine: TransferEngine
   let spec: TransferSpec
@@ -56,7 +59,6 @@ final class SegmentGroup {
   private let resumedFrom: Int64
   private var retriesLeft: Int
   private var lastJournal = monotonicSeconds()
-  private var unjournaled: Int64 = 0
   private(set) var finished = false
   /// The probe range was answered with the whole file: the lead fetches it alone.
   private var fellBack = false
@@ -65,7 +67,7 @@ final class SegmentGroup {
   static let minimumSplit: Int64 = 1 << 20
   /// A range its own connection finishes within this is not split (`steal`).
   static let minimumStealSeconds = 0.5
-  static let journalStep: Int64 = 4 << 20
+  static let journalStep: Int64 = 1 << 20
 
   init(
     engine: TransferEngine, spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void,
@@ -135,6 +137,7 @@ final class SegmentGroup {
       t.group = self
       t.partial = partial
       t.rangeStart = r.lowerBound
+      t.claimed = r.lowerBound
       t.rangeEnd = r.upperBound
       t.plannedEnd = r.upperBound
       t.requestEnd = r.upperBound
@@ -268,8 +271,7 @@ final class SegmentGroup {
       hashedUpTo += Int64(take)
     }
     catchUp()
-    unjournaled += Int64(take)
-    if unjournaled >= Self.journalStep || monotonicSeconds() - lastJournal > 1 { journal() }
+    if t.next - t.claimed >= Self.journalStep || monotonicSeconds() - lastJournal > 1 { journal() }
     if t.next >= t.rangeEnd {
       t.reachedEnd = true
       // A range cut short (stolen from, or the lead) ends here; one that
@@ -313,10 +315,12 @@ final class SegmentGroup {
     return end
   }
 
+  /// Tells the journal what is held, once it is on disk.
   private func journal() {
-    spec.onRanges?(extents, total)
-    unjournaled = 0
     lastJournal = monotonicSeconds()
+    guard partial.syncWritten() else { return }
+    spec.onRanges?(extents, total)
+    for m in members { m.claimed = m.next }
   }
 
   // MARK: - Ends
@@ -399,7 +403,8 @@ final class SegmentGroup {
       ranges = nil
       hashedUpTo = min(hashedUpTo, held.prefix)
     }
-    spec.onRanges?(ranges, total)
+    // What the journal is told it holds must be on disk (kept unclaimed if the flush fails).
+    if partial.syncWritten() { spec.onRanges?(ranges, total) }
     let head = ResponseHead(status: 206, validators: validators, totalBytes: total, offset: 0, restarted: false)
     var r = TransferResult(id: spec.id, outcome: outcome, hasher: spec.hasher)
     r.status = confirmed ? 206 : 200

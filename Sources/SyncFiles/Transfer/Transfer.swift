@@ -42,6 +42,8 @@ final class Transfer {
   /// The lead's end once the probe range is confirmed.
   var plannedEnd: Int64 = 0
   var written: Int64 = 0
+  /// Where the journal last heard this range had reached (`SegmentGroup.journal`).
+  var claimed: Int64 = 0
   var reachedEnd = false
   /// A range answered with the whole file before any range was confirmed,
   /// or a mirror's range that disagreed.
@@ -172,6 +174,7 @@ final class Transfer {
   func startWholeBody(length: Int64?) throws(InstallError) -> Bool {
     if let p = partial {
       guard p.size > 0 else { return false }
+      spec.onDrop?()
       try p.truncate()
       spec.hasher.reset()
       return true

@@ -53,6 +53,9 @@ public final class TransferSpec: @unchecked Sendable {
   /// (and the whole size), before the first range lands and as they grow.
   /// Nil ranges: the partial is one stream again (its held prefix).
   public let onRanges: (@Sendable (ByteRanges?, Int64) -> Void)?
+  /// Called on the engine thread before bytes the partial held are dropped
+  /// (cut back for a whole new body): the journal stops claiming them first.
+  public let onDrop: (@Sendable () -> Void)?
   /// A small whole body may be held in memory until it completes
   /// (`PartialFile.init(holding:relative:capacity:)`): false when a verifier
   /// reads the partial's file before the install.
@@ -64,7 +67,8 @@ public final class TransferSpec: @unchecked Sendable {
     network: NetworkOptions = NetworkOptions(), secrets: Secrets = Secrets(), maxBytes: Int64? = nil,
     connectTimeout: TimeSpan, stall: TimeSpan, onBody: @escaping @Sendable (ResponseHead) -> Void,
     segments: Int? = 1, mirrors: [(url: String, name: String)] = [], held: HeldRanges? = nil,
-    onRanges: (@Sendable (ByteRanges?, Int64) -> Void)? = nil, mayHoldBody: Bool = false
+    onRanges: (@Sendable (ByteRanges?, Int64) -> Void)? = nil, mayHoldBody: Bool = false,
+    onDrop: (@Sendable () -> Void)? = nil
   ) {
     self.id = id
     self.url = url
@@ -88,6 +92,7 @@ public final class TransferSpec: @unchecked Sendable {
     self.held = held
     self.onRanges = onRanges
     self.mayHoldBody = mayHoldBody
+    self.onDrop = onDrop
   }
 }
 
