@@ -620,6 +620,12 @@ extension ManifestDecoder {
     // options' box: none is built and compared (W5: most of the options' cost).
     if f.marks.hasOptionKey() { entry.options = entryOptions(f, item: item, manifest: manifest, url: url) }
     let o = entry.options.value
+    if let n = o.segments, let cap = manifest.limits.segments, n > cap {
+      warning(
+        f.marks[.segments] ?? item.mark,
+        "segments: \(n) asks for more ranges than limits.segments (\(cap)) lets run at once: this file gets \(cap) connections"
+      )
+    }
     if (url.scheme == "http" || url.scheme == "https") && entry.sha256 == nil && o.maxBytes == nil
       && o.verify.isEmpty
     {

@@ -306,15 +306,16 @@ public enum Planner {
   /// plan says "up to", and the cap of `limits.segments` applies.
   static func segmentNote(_ t: inout PlannedTask, cap: Int) {
     guard t.action == .download || t.action == .resume else { return }
-    let asked = t.entry.segments ?? ((t.entry.expectedBytes ?? 0) >= 64 << 20 ? 4 : 1)
+    let asked = SegmentPolicy.asked(segments: t.entry.segments, expectedBytes: t.entry.expectedBytes) ?? 1
     guard asked > 1 else { return }
     guard cap > 1 else {
       t.reason += "; segments: \(asked) asked, one stream (limits.segments is 1)"
       return
     }
     t.segments = min(asked, cap)
+    let capped = asked > cap ? " (segments: \(asked) asked; limits.segments caps it at \(cap))" : ""
     t.reason +=
-      "; in up to \(min(asked, cap)) byte ranges at once if the server offers ranges under a strong validator, else one stream"
+      "; in up to \(min(asked, cap)) byte ranges at once\(capped), each on a connection of its own, if the server offers ranges under a strong validator, else one stream"
   }
 
   /// An installed file that stays (not downloaded again) gets the manifest's

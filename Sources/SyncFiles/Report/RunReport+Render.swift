@@ -40,7 +40,7 @@ extension RunReport {
     let list: [JSONValue] = tasks.map { t in
       var o: [(String, JSONValue)] = [
         ("id", .string(t.id)), ("outcome", .string(t.outcome.rawValue)),
-        ("bytes_transferred", .int(t.bytesTransferred)),
+        ("bytes_transferred", .int(t.bytesTransferred)), ("bytes_discarded", .int(t.bytesDiscarded)),
         ("resumed_from", .int(t.resumedFrom)), ("http_status", t.httpStatus.map { .int(Int64($0)) } ?? .null),
         ("error", opt(t.error)), ("url", .string(t.url)), ("destination", .string(t.destination)),
         ("action", .string(t.action.rawValue)), ("reason", .string(t.reason)), ("attempts", .int(Int64(t.attempts))),
@@ -59,6 +59,7 @@ extension RunReport {
     var totals: [(String, JSONValue)] = [("tasks", .int(Int64(tasks.count)))]
     for o in TaskOutcome.allCases { totals.append((o.rawValue, .int(Int64(count(o))))) }
     totals.append(("bytes_transferred", .int(bytesTransferred)))
+    totals.append(("bytes_discarded", .int(bytesDiscarded)))
     return .object([
       ("session", .string(session)), ("started", .string(started.rfc3339)), ("journal", .string(journal)),
       ("tasks", .array(list)), ("totals", .object(totals)), ("stopped", opt(stopped)),

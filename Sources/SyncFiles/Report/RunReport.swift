@@ -9,6 +9,8 @@ public struct TaskReport: Sendable {
   public var action: Action
   public var outcome: TaskOutcome
   public var bytesTransferred: Int64 = 0
+  /// Of `bytesTransferred`: bytes that arrived and were thrown away (SPEC §9.1).
+  public var bytesDiscarded: Int64 = 0
   public var resumedFrom: Int64 = 0
   public var httpStatus: Int? = nil
   public var error: String? = nil
@@ -53,6 +55,12 @@ public struct RunReport: Sendable {
   public var bytesTransferred: Int64 {
     var sum: Int64 = 0
     for i in tasks.indices { sum += tasks[i].bytesTransferred }
+    return sum
+  }
+
+  public var bytesDiscarded: Int64 {
+    var sum: Int64 = 0
+    for i in tasks.indices { sum += tasks[i].bytesDiscarded }
     return sum
   }
 

@@ -129,7 +129,8 @@ extension Runner {
       scheme: source.scheme, host: source.host, root: root, relative: e.destination,
       partial: jobs[i].flight.partial, hasher: jobs[i].hasher, request: request(i), network: e.network,
       secrets: manifests[jobs[i].manifest].secrets, maxBytes: e.maxBytes, connectTimeout: e.timeout.connect,
-      stall: e.timeout.stall, onBody: journalPartial(t), segments: e.segments, mirrors: mirrors,
+      stall: e.timeout.stall, onBody: journalPartial(t),
+      segments: SegmentPolicy.asked(segments: e.segments, expectedBytes: e.expectedBytes), mirrors: mirrors,
       held: jobs[i].flight.held, onRanges: journalRanges(t), mayHoldBody: !plugins.anyVerifierReadsFile(for: e),
       onDrop: { [journal, id = t.id] in journal.retractPartial(id) })
   }
@@ -184,6 +185,7 @@ extension Runner {
     let f = jobs[i].flight  // one lookup for the fields below (a job's flight is a reference)
     f.partial = r.partial
     reports[i].bytesTransferred += r.received
+    reports[i].bytesDiscarded += r.discarded
     if r.received > 0 && r.resumedFrom > 0 { reports[i].resumedFrom = r.resumedFrom }
     if r.status != 0 { reports[i].httpStatus = r.status }
     if let h = r.head { f.partialValidators = h.validators }

@@ -1,7 +1,7 @@
 /// Which bytes of a file are held: sorted, disjoint, merged half-open ranges.
 /// The arithmetic of segmented transfers (SPEC §8.3), kept apart from libcurl
 /// so that every rule is a unit test: what is missing, where the hashed
-/// prefix ends, how a file is cut into pieces and how a range is stolen.
+/// prefix ends, and how a file is cut into pieces.
 public struct ByteRanges: Sendable, Hashable {
   public private(set) var ranges: [Range<Int64>] = []
 
@@ -78,28 +78,6 @@ public struct ByteRanges: Sendable, Hashable {
       out.append(at..<gap.upperBound)
     }
     return out
-  }
-
-  /// Where a range still to be received is cut in two for work stealing:
-  /// nil when either half would be shorter than `minimum` (aria2's `-k`),
-  /// or when its own connection, at `bytesPerSecond`, would receive the rest
-  /// within `minimumSeconds`. A cut closes that connection when it gets
-  /// there, and what the server had already sent past the cut is lost
-  /// (measured on loopback: 7 to 8 MB a cut); a steal must save more than that.
-  public static func stealPoint(
-    _ remaining: Range<Int64>, minimum: Int64, bytesPerSecond: Double? = nil, minimumSeconds: Double = 0
-  ) -> Int64? {
-    guard remaining.count >= 2 * minimum else { return nil }
-    if let rate = bytesPerSecond, rate > 0, Double(remaining.count) / rate < minimumSeconds { return nil }
-    return midpoint(remaining)
-  }
-
-  /// The middle of `r`, on a 4 KiB boundary when the range allows, so that
-  /// ranges meet where file system blocks do.
-  static func midpoint(_ r: Range<Int64>) -> Int64 {
-    let mid = r.lowerBound + (r.upperBound - r.lowerBound) / 2
-    let aligned = mid & ~4095
-    return aligned > r.lowerBound ? aligned : mid
   }
 }
 

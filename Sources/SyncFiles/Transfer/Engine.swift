@@ -42,13 +42,17 @@ public final class TransferEngine: @unchecked Sendable {
   /// `--verbose`: which protocol each host spoke (engine thread only).
   private var sharing = ConnectionSharing()
 
-  /// `perHost` caps connections and transfers per host (HTTP/2 streams
-  /// included), `parallel` transfers in all; `rate` (bytes/s) is shared by all transfers.
+  /// `perHost` caps transfers per host (connections on HTTP/1.1, streams on
+  /// HTTP/2), `parallel` transfers in all; a segmented file counts as one,
+  /// and its ranges, `segments` at most in the session, are connections of
+  /// their own. `rate` (bytes/s) is shared by all transfers.
   public init?(
     perHost: Int, rate: Int64?, environment: NetworkEnvironment = NetworkEnvironment(),
     verbose: (@Sendable (String) -> Void)? = nil, segments: Int = Limits.defaultSegments, parallel: Int = .max
   ) {
-    guard let m = CurlMulti(maxPerHost: perHost) else { return nil }
+    // A segmented file's ranges are connections of their own, beside the
+    // transfers `per_host` counts (SPEC §9.1: `segments: N` gets N).
+    guard let m = CurlMulti(maxPerHost: max(perHost, segments)) else { return nil }
     multi = m
     rangeCap = max(1, segments)
     admission = Admission(total: parallel, perHost: perHost)
@@ -100,6 +104,7 @@ public final class TransferEngine: @unchecked Sendable {
     let shape = requestShape(spec, url: spec.url)
     guard let easy = takeSpare(for: shape) ?? newHandle(under: handleCap) else { return nil }
     let t = Transfer(spec: spec, done: releasing(done, host: spec.host), engine: self)
+    t.firstPiece = firstPiece(spec)
     configure(t, easy: easy, url: spec.url, hops: 0, shape: shape)
     return t
   }
@@ -277,10 +282,11 @@ public final class TransferEngine: @unchecked Sendable {
   /// A new transfer: ranges held since an earlier run resume as ranges; anything else starts as one stream.
   private func start(_ spec: TransferSpec, _ done: @escaping @Sendable (TransferResult) -> Void) {
     let t = Transfer(spec: spec, done: done, engine: self)
+    t.firstPiece = firstPiece(spec)
     guard let held = spec.held, let p = spec.partial, let ifRange = held.validators.ifRange else {
       return begin(t, url: spec.url, hops: 0)
     }
-    let wanted = min(max(2, spec.segments ?? 4), rangeCap)
+    let wanted = min(max(2, spec.segments ?? SegmentPolicy.autoRanges), rangeCap)
     let g = SegmentGroup(
       engine: self, spec: spec, done: done, partial: p, total: held.total, validators: held.validators,
       ifRange: ifRange, url: spec.url, held: held.ranges, hashed: held.hashed, wanted: wanted, confirmed: true)
@@ -290,12 +296,49 @@ public final class TransferEngine: @unchecked Sendable {
     groups.append(g)
   }
 
-  /// The lead's whole body has begun (in a callback): fetch it in ranges
-  /// when the file is large enough, the version strong and ranges offered.
+  /// Where the first request of a fresh transfer stops, when its entry asks
+  /// for ranges (`segments: 2` or more): its piece is bounded, so it never
+  /// runs into a piece another range asks for. Nil: the whole file.
+  func firstPiece(_ s: TransferSpec) -> Int64? {
+    guard (s.segments ?? 1) > 1, rangeCap > 1, !s.isFile, s.held == nil, (s.partial?.size ?? 0) == 0,
+      s.request.ifRange == nil
+    else { return nil }
+    return SegmentGroup.minimumSplit
+  }
+
+  /// A whole body is about to begin (in a callback): fetch it in ranges
+  /// instead when the file is large enough, the version strong and ranges
+  /// offered; the body is then not written (`SegmentGroup.handOver`).
   func considerSegments(_ t: Transfer, total: Int64?) {
     let s = t.spec
-    guard s.segments != 1, !s.isFile, s.held == nil, t.status == 200, let p = t.partial, let total else { return }
-    let n = min(s.segments ?? (total >= 64 << 20 ? 4 : 1), rangeCap)
+    guard s.segments != 1, !s.isFile, s.held == nil, let p = t.partial, let total else { return }
+    // The first piece answered 206: the ranges go on from its end.
+    if t.status == 206, let end = t.firstPiece {
+      guard end < total else { return }  // the first piece is the whole file
+      guard let v = t.validators, let ifRange = v.ifRange else {
+        // Ranges of one version need a strong validator: the whole file, once more.
+        t.askWhole = true
+        t.notes.append(
+          "segments: \(s.segments ?? 1) asked; fetched as one stream: no strong validator (ETag, or a strong Last-Modified) to keep the ranges of one version"
+        )
+        return
+      }
+      let n = min(s.segments ?? 1, rangeCap)
+      let size = ByteRanges.pieceSize(total: total, ranges: n, minimum: SegmentGroup.minimumSplit)
+      let parts = ByteRanges.pieces([end..<total], size: size)
+      let g = SegmentGroup(
+        engine: self, spec: s, done: t.done, partial: p, total: total, validators: v, ifRange: ifRange,
+        url: t.url, held: ByteRanges(), hashed: 0, wanted: min(n, parts.count + 1), confirmed: true)
+      if let failure = g.prepare(missing: parts) {
+        t.failure = failure
+        return
+      }
+      g.adopt(first: t, end: end)
+      groups.append(g)
+      return
+    }
+    guard t.status == 200, t.firstPiece == nil else { return }
+    let n = min(s.segments ?? SegmentPolicy.forSize(total), rangeCap)
     guard n > 1 else { return }
     let asked = s.segments.map { "segments: \($0) asked; fetched as one stream: " }
     let offersRanges = t.header(.acceptRanges)?.lowercased().contains("bytes") ?? false
@@ -316,11 +359,11 @@ public final class TransferEngine: @unchecked Sendable {
     let g = SegmentGroup(
       engine: self, spec: s, done: t.done, partial: p, total: total, validators: v, ifRange: ifRange,
       url: t.url, held: ByteRanges(), hashed: 0, wanted: min(n, parts.count), confirmed: false)
-    if let failure = g.prepare(missing: Array(parts.dropFirst())) {
+    if let failure = g.prepare(missing: parts) {
       t.failure = failure
       return
     }
-    g.adopt(lead: t, end: parts[0].upperBound)
+    g.handOver(from: t)
     groups.append(g)
   }
 
@@ -370,6 +413,8 @@ public final class TransferEngine: @unchecked Sendable {
       var conditions: [String] = []
       if let range = t.rangeHeaders {
         conditions = range
+      } else if let end = t.firstPiece {
+        conditions = s.request.headerLines(partialSize: 0) + ["Range: bytes=0-\(end - 1)"]
       } else {
         // A resume needs data to continue; without it the whole file is asked for.
         let size = t.partial?.size ?? 0
@@ -491,6 +536,13 @@ public final class TransferEngine: @unchecked Sendable {
       t.validators = Validators(etag: nil, lastModified: lm, date: HTTPDate.format(Timestamp.current()))
     }
     if let failure = t.failure { return finish(t, failure) }
+    if t.askWhole {
+      // The first piece could not be continued as ranges: ask for the whole file.
+      t.askWhole = false
+      t.firstPiece = nil
+      detach(t)
+      return begin(t, url: t.url, hops: t.hops)
+    }
     if code != CURLE_OK { return finish(t, CurlFailure.outcome(code: code, easy: easy)) }
     if t.spec.isFile {
       return finish(t, unmet != 0 ? .notModified : .complete)

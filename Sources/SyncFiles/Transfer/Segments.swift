@@ -7,15 +7,18 @@
 /// offset into the one preallocated partial.
 ///
 /// - Formed when a first response (200 or 206 from byte 0) names the whole
-///   size under a strong validator and advertises byte ranges: that transfer
-///   becomes the lead range and the others are asked for with `If-Range`.
-///   The lead runs on to the end until a second range has answered 206 (the
-///   probe); a server that answers it with 200 has the file fetched as one
-///   stream by the lead, and says so.
+///   size under a strong validator and advertises byte ranges. That
+///   response hands the file over before its body is written (`handOver`):
+///   every piece, the first included, is asked for as a range with
+///   `If-Range`. The first piece's answer confirms that ranges work; a
+///   server that answers it with the whole file (200) has it fetched as one
+///   stream by that answer, and says so.
 /// - Formed at once for a resume of ranges held since an earlier run; then
 ///   any answer but a 206 of the asked range means the version changed.
-/// - When a range ends early, it takes half of the largest range still to be
-///   received (work stealing, never below `minimumSplit`).
+/// - Pieces are asked for in file order, each by a request of its own, and
+///   a connection that ends its piece takes the next one not yet asked for.
+///   No request is cut short while it runs: nothing the server sent is
+///   thrown away or asked for twice (SPEC §9.1).
 /// - SHA-256 needs the bytes in order: bytes that arrive at the end of the
 ///   hashed prefix are hashed as they arrive, the rest are read back once
 ///   the ranges before them are complete.
@@ -63,10 +66,10 @@ final class SegmentGroup {
   /// The probe range was answered with the whole file: the lead fetches it alone.
   private var fellBack = false
   private(set) var notes: [String] = []
+  /// Body bytes that arrived and were not written (SPEC §9.1: `bytes_discarded`).
+  private(set) var discarded: Int64 = 0
 
   static let minimumSplit: Int64 = 1 << 20
-  /// A range its own connection finishes within this is not split (`steal`).
-  static let minimumStealSeconds = 0.5
   static let journalStep: Int64 = 1 << 20
 
   init(
@@ -112,26 +115,42 @@ final class SegmentGroup {
     return nil
   }
 
-  /// The lead joins as the first range; the others wait for `pump`.
-  func adopt(lead t: Transfer, end: Int64) {
+  /// The first response hands the file over to the ranges before a byte of
+  /// its body is written: it joins as a range that has ended empty, and its
+  /// connection is closed. Only the bytes libcurl had already handed over
+  /// with its headers are thrown away.
+  func handOver(from lead: Transfer) {
+    lead.group = self
+    lead.handedOver = true
+    lead.rangeStart = 0
+    lead.rangeEnd = 0
+    lead.requestEnd = 0
+    lead.reachedEnd = true
+    members.append(lead)
+    engine.rangesInFlight += 1
+  }
+
+  /// The first piece, asked for as a range and answered 206, is the first
+  /// range: it ends where it was asked to (`Transfer.firstPiece`).
+  func adopt(first t: Transfer, end: Int64) {
     t.group = self
     t.rangeStart = 0
-    t.rangeEnd = total  // capped at `end` once the probe range answers 206
-    t.plannedEnd = end
-    t.requestEnd = total
+    t.rangeEnd = end
+    t.requestEnd = end
+    t.claimed = 0
     members.append(t)
     engine.rangesInFlight += 1
   }
 
+  /// Bytes that arrived and were not written.
+  func discard(_ n: Int) { discarded += Int64(n) }
+
   // MARK: - Starting ranges (from the engine loop, never from a callback)
 
-  /// Starts pending ranges up to `wanted` and the session cap; with none
-  /// pending, a free slot takes half of the largest range still to come.
+  /// Starts pending ranges up to `wanted` and the session cap.
   func pump() {
     guard !finished else { return }
-    while members.count < wanted && engine.rangesInFlight < engine.rangeCap {
-      if pending.isEmpty, confirmed, let stolen = steal() { pending.append(stolen) }
-      guard !pending.isEmpty else { break }
+    while members.count < wanted && engine.rangesInFlight < engine.rangeCap && !pending.isEmpty {
       let r = pending.removeFirst()
       let t = Transfer(spec: spec, done: { _ in }, engine: engine)
       t.group = self
@@ -139,41 +158,18 @@ final class SegmentGroup {
       t.rangeStart = r.lowerBound
       t.claimed = r.lowerBound
       t.rangeEnd = r.upperBound
-      t.plannedEnd = r.upperBound
       t.requestEnd = r.upperBound
       t.rangeHeaders = ["Range: bytes=\(r.lowerBound)-\(r.upperBound - 1)", "If-Range: \(ifRange)"]
-      // The first range (the probe) goes to the server that answered first;
-      // then the usable sources take turns.
-      let usable = sources.indices.filter { !refused.contains($0) }
+      // Until the first server has answered a range with 206, only it is
+      // asked; then the usable sources take turns, a mirror one range at a
+      // time until its first answer shows the same version.
+      let usable = confirmed ? sources.indices.filter(mayTakeARange) : [0]
       t.source = usable[launched % usable.count]
       launched += 1
       members.append(t)
       engine.rangesInFlight += 1
       engine.begin(t, url: sources[t.source].url, hops: 0)
     }
-  }
-
-  /// The file's pace so far shared by the ranges in flight: the estimate for
-  /// a range too new to have a pace of its own (the last ranges of a re-run
-  /// were stolen from as they started, 3 MB each fetched twice).
-  private func pacePerRange(now: Double = monotonicSeconds()) -> Double? {
-    guard now - startedAt >= 0.1, !members.isEmpty else { return nil }
-    return Double(received) / (now - startedAt) / Double(members.count)
-  }
-
-  /// Half of the running range with the most left to receive, unless its
-  /// connection would receive that within `minimumStealSeconds` anyway.
-  private func steal() -> Range<Int64>? {
-    let candidates = members.filter { !$0.reachedEnd }
-    guard
-      let victim = candidates.max(by: { $0.remaining < $1.remaining }),
-      let cut = ByteRanges.stealPoint(
-        victim.next..<victim.rangeEnd, minimum: Self.minimumSplit,
-        bytesPerSecond: victim.bytesPerSecond() ?? pacePerRange(), minimumSeconds: Self.minimumStealSeconds)
-    else { return nil }
-    let end = victim.rangeEnd
-    victim.rangeEnd = cut
-    return cut..<end
   }
 
   // MARK: - Responses and bytes (engine thread, inside libcurl callbacks)
@@ -186,7 +182,7 @@ final class SegmentGroup {
       status == 206 && contentRange?.start == t.rangeStart && contentRange?.total == total
       && (now?.names(ifRange: ifRange) ?? true)
     if t.source != 0 {
-      if !matches { refuse(t, "answered HTTP \(status) for another version or size") }
+      if matches { agreed.insert(t.source) } else { refuse(t, "answered HTTP \(status) for another version or size") }
       return matches
     }
     if matches {
@@ -196,9 +192,16 @@ final class SegmentGroup {
     // What went wrong, in words; each starts the file over or falls back.
     guard status == 206 else {
       if status == 200 && !confirmed {
-        // The server does not honour ranges after all: the lead goes on alone.
+        // The server does not honour ranges after all: the answer for the
+        // first piece is the whole file, from byte 0, and goes on alone.
         fallBack("the server answered a range request with the whole file; fetched as one stream")
-        t.declined = true
+        guard t.rangeStart == 0 else {
+          t.declined = true
+          return false
+        }
+        t.rangeEnd = total
+        t.requestEnd = total
+        return true
       } else if status == 200 {
         t.failure = .restart(
           "the server's version changed during a segmented transfer (If-Range answered with the whole file)"
@@ -218,6 +221,13 @@ final class SegmentGroup {
     return false
   }
 
+  /// Sources whose answers showed the file's size and version.
+  private var agreed: Set<Int> = [0]
+
+  private func mayTakeARange(_ source: Int) -> Bool {
+    !refused.contains(source) && (agreed.contains(source) || !members.contains { $0.source == source })
+  }
+
   /// A mirror takes no more ranges; the range it had goes back to the queue.
   private func refuse(_ t: Transfer, _ why: String) {
     t.declined = true
@@ -228,13 +238,6 @@ final class SegmentGroup {
   private func confirm() {
     guard !confirmed, !fellBack else { return }
     confirmed = true
-    if let lead = members.first(where: { $0.plannedEnd < $0.rangeEnd && $0.rangeStart == 0 }) {
-      lead.rangeEnd = max(lead.plannedEnd, lead.next)
-      // Pieces the lead has already written (or is writing) past its own are not asked for.
-      pending = pending.compactMap { r in
-        r.upperBound <= lead.rangeEnd ? nil : max(r.lowerBound, lead.rangeEnd)..<r.upperBound
-      }
-    }
   }
 
   private func fallBack(_ why: String) {
@@ -247,21 +250,22 @@ final class SegmentGroup {
   }
 
   /// Body bytes of range `t`: written at their offset, cut at the range's
-  /// end (a stolen half belongs to another range), hashed when in order.
+  /// end (what lies past it belongs to another range), hashed when in order.
   func write(_ t: Transfer, _ buffer: UnsafeRawBufferPointer) -> Bool {
     let at = t.next
     guard at < t.rangeEnd else {
       t.reachedEnd = true
+      discarded += Int64(buffer.count)
       return false
     }
     let take = Int(min(Int64(buffer.count), t.rangeEnd - at))
+    discarded += Int64(buffer.count - take)
     let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<take])
     guard engine.admit(take, t) else { return false }
     do { try partial.write(bytes, at: at) } catch {
       t.failure = .failed(.partialFile(error))
       return false
     }
-    if t.written == 0 { t.firstByteAt = monotonicSeconds() }
     t.written += Int64(take)
     t.received += Int64(take)
     received += Int64(take)
@@ -340,10 +344,8 @@ final class SegmentGroup {
     } else if complete || t.declined {
       if complete { journal() }
     } else {
-      // What it still owed: a lead cut before any range was confirmed owes
-      // only its own share (the probes in flight ask for the rest).
-      let end = t.rangeStart == 0 && !confirmed ? t.plannedEnd : t.rangeEnd
-      let owed = t.next..<max(t.next, end)
+      // What it still owed.
+      let owed = t.next..<max(t.next, t.rangeEnd)
       if outcome.isTransient && retriesLeft > 0 && !owed.isEmpty && !fellBack {
         // One range failed: ask again for what it still owed, as a range.
         retriesLeft -= 1
@@ -408,7 +410,7 @@ final class SegmentGroup {
     let head = ResponseHead(status: 206, validators: validators, totalBytes: total, offset: 0, restarted: false)
     var r = TransferResult(id: spec.id, outcome: outcome, hasher: spec.hasher)
     r.status = confirmed ? 206 : 200
-    r.received = received
+    r.received = received + discarded
     r.resumedFrom = resumedFrom
     r.head = head
     r.validators = validators
@@ -417,6 +419,7 @@ final class SegmentGroup {
     r.hashed = hashedUpTo
     r.notes = notes
     r.segments = confirmed ? wanted : 1
+    r.discarded = discarded
     done(r)
   }
 }

@@ -34,13 +34,22 @@ final class Transfer {
   var group: SegmentGroup?
   /// `Range` and `If-Range` lines (nil: the lead, or one stream).
   var rangeHeaders: [String]?
+  /// A fresh transfer of an entry that asks for ranges asks for its first
+  /// piece only, up to this offset: its answer shows whether ranges work
+  /// and the whole size, and no request runs past a byte another range owns.
+  var firstPiece: Int64?
+  /// The first piece cannot be continued by ranges (no strong validator):
+  /// the whole file is asked for again, by the same transfer.
+  var askWhole = false
+  /// This whole body was handed over to ranges before a byte was written (`SegmentGroup.handOver`).
+  var handedOver = false
+  /// Body bytes that arrived and were not written.
+  var discarded: Int64 = 0
   var rangeStart: Int64 = 0
   /// Where this range stops writing (moved down when another steals its tail).
   var rangeEnd: Int64 = 0
   /// What the request asked the server to send up to.
   var requestEnd: Int64 = 0
-  /// The lead's end once the probe range is confirmed.
-  var plannedEnd: Int64 = 0
   var written: Int64 = 0
   /// Where the journal last heard this range had reached (`SegmentGroup.journal`).
   var claimed: Int64 = 0
@@ -51,9 +60,6 @@ final class Transfer {
   /// Which of its group's sources this range asks (0: the first server).
   var source = 0
   var next: Int64 { rangeStart + written }
-  var remaining: Int64 { rangeEnd - next }
-  /// When this range's first body byte was written (segmented transfers).
-  var firstByteAt: Double?
   /// When the body held in memory began (its partial `isHeld`).
   var heldSince = 0.0
   /// The largest body held in memory: what the hasher hashes inline.
@@ -61,12 +67,6 @@ final class Transfer {
   /// How long a body is held before it is written out: a kill loses no more
   /// than this much of a slow body's progress.
   static let holdSeconds = 0.1
-
-  /// This range's pace so far; nil until it has run for 0.1 s.
-  func bytesPerSecond(now: Double = monotonicSeconds()) -> Double? {
-    guard let start = firstByteAt, now - start >= 0.1 else { return nil }
-    return Double(written) / (now - start)
-  }
 
   init(spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void, engine: TransferEngine) {
     self.spec = spec
@@ -89,9 +89,11 @@ final class Transfer {
       // Bytes a later try or run may resume from: in a file, journaled.
       do { try writeOut(p) } catch { p.discard() }
     }
-    return TransferResult(
-      id: spec.id, outcome: outcome, status: status, received: received, resumedFrom: resumedFrom, head: head,
-      validators: validators, partial: partial, hasher: spec.hasher, notes: notes)
+    var r = TransferResult(
+      id: spec.id, outcome: outcome, status: status, received: received + discarded, resumedFrom: resumedFrom,
+      head: head, validators: validators, partial: partial, hasher: spec.hasher, notes: notes)
+    r.discarded = discarded
+    return r
   }
 
   func header(_ name: ResponseFields.Name) -> String? { fields[name] }
@@ -125,7 +127,21 @@ final class Transfer {
     var offset: Int64 = 0
     var total = length
     var restarted = false
-    if status == 206 {
+    if status == 206 && firstPiece != nil && (partial?.size ?? 0) == 0 {
+      // The first piece: a new partial, the size from Content-Range.
+      guard let cr = header(.contentRange).flatMap(ContentRange.parse), cr.start == 0, let whole = cr.total else {
+        failure = .restart("the server answered the first piece without a usable Content-Range")
+        return false
+      }
+      do {
+        if partial == nil { partial = try PartialFile(root: spec.root, relative: spec.relative, resume: false) }
+      } catch {
+        failure = .failed(.partialFile(error))
+        return false
+      }
+      total = whole
+      firstPiece = min(whole, (cr.end ?? (whole - 1)) + 1)
+    } else if status == 206 {
       guard let p = partial, let cr = header(.contentRange).flatMap(ContentRange.parse) else {
         failure = .restart("the server answered 206 without a usable Content-Range")
         return false
@@ -164,7 +180,12 @@ final class Transfer {
     if partial?.isHeld != true { spec.onBody(h) }
     writing = true
     if !h.lengthUnknown && offset == 0 { engine.considerSegments(self, total: total) }
-    return failure == nil
+    if status == 200 && firstPiece != nil {
+      notes.append("segments: the server answered a range request with the whole file; fetched as one stream")
+    }
+    // Handed over to ranges (`SegmentGroup.handOver`), or to be asked for
+    // whole: this body is not written.
+    return failure == nil && !handedOver && !askWhole
   }
 
   /// A whole body (not a resume): what the partial held, if anything, is of
@@ -199,7 +220,10 @@ final class Transfer {
 
   /// Body bytes: counted, capped by max_bytes, hashed and appended to the partial.
   func write(_ buffer: UnsafeRawBufferPointer) -> Bool {
-    if !decided && !decide() { return false }
+    if !decided && !decide() {
+      if handedOver, let g = group { g.discard(buffer.count) } else { discarded += Int64(buffer.count) }
+      return false
+    }
     guard writing else { return true }
     if let g = group { return g.write(self, buffer) }
     guard let p = partial else {

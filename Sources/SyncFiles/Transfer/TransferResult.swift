@@ -74,6 +74,8 @@ public struct TransferResult: @unchecked Sendable {
   public var hashed: Int64 = 0
   /// How many ranges ran at once (1: one stream).
   public var segments = 1
+  /// Body bytes that arrived and were not kept (counted in `received`).
+  public var discarded: Int64 = 0
   /// Why a transfer asked for in ranges ran as one stream, said once.
   public var notes: [String] = []
   /// False when the run stopped while the transfer still waited for a slot:

@@ -177,6 +177,8 @@ final class NginxServer: WebServer {
         access_log \(dir)/access.log conn;
         log_format tls '$connection $ssl_session_reused';
         access_log \(dir)/tls.log tls;
+        log_format bytes '$body_bytes_sent $status $http_range';
+        access_log \(dir)/bytes.log bytes;
         \(temps.joined(separator: "\n  "))
         keepalive_requests 10000;
         http2_max_requests 10000;
@@ -197,6 +199,13 @@ final class NginxServer: WebServer {
   /// Access log lines: connection number, protocol, status, request line.
   var accessLog: [String] {
     ((try? String(contentsOfFile: dir + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  /// Body bytes sent for requests that asked for `Range` or not, in all (a
+  /// request cut short by the client counts what was sent until then).
+  var bodyBytesSent: Int {
+    let lines = ((try? String(contentsOfFile: dir + "/bytes.log", encoding: .utf8)) ?? "").split(separator: "\n")
+    return lines.reduce(0) { $0 + (Int($1.split(separator: " ").first ?? "") ?? 0) }
   }
 
   /// TLS handshakes by the connections that served a request: full ones,

@@ -43,7 +43,8 @@ import Testing
       0]
     #expect(
       t.reason.hasSuffix(
-        "; in up to 4 byte ranges at once if the server offers ranges under a strong validator, else one stream"))
+        "; in up to 4 byte ranges at once, each on a connection of its own, if the server offers ranges under a strong validator, else one stream"
+      ))
     #expect(t.segments == 4)
   }
 }

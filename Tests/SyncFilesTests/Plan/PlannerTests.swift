@@ -47,7 +47,7 @@ private let heldPath = "/srv/.a.bin.syncfiles-partial"
 @Suite struct PlannerActionTests {
   /// The entries here expect 100 MiB: `segments: auto` offers 4 ranges (SPEC §8.3).
   static let autoRanges =
-    "; in up to 4 byte ranges at once if the server offers ranges under a strong validator, else one stream"
+    "; in up to 4 byte ranges at once, each on a connection of its own, if the server offers ranges under a strong validator, else one stream"
 
   @Test func missingDestinationDownloads() {
     let t = plan(manifest())

@@ -1,0 +1,19 @@
+/// How many byte ranges a file is fetched in (SPEC §8.3, §9.1): the one
+/// home of the rule that `auto` means 4 ranges for 64 MiB or more.
+public enum SegmentPolicy {
+  /// Ranges under `auto` for a large file.
+  public static let autoRanges = 4
+  /// The size from which `auto` fetches in ranges.
+  public static let autoThreshold: Int64 = 64 << 20
+
+  /// What an entry asks for before any answer: `segments` as written
+  /// (nil: `auto`), or under `auto` `autoRanges` when it expects at least
+  /// `autoThreshold` bytes. Nil when only the size an answer names will tell.
+  public static func asked(segments: Int?, expectedBytes: Int64?) -> Int? {
+    if let segments { return segments }
+    return (expectedBytes ?? 0) >= autoThreshold ? autoRanges : nil
+  }
+
+  /// Under `auto`, the ranges for a file of `total` bytes.
+  public static func forSize(_ total: Int64) -> Int { total >= autoThreshold ? autoRanges : 1 }
+}
