@@ -386,7 +386,7 @@ def main():
     if args.json is None:
         name = "results-callgrind.json" if args.callgrind else "results.json"
         args.json = os.path.join(ROOT, "Benchmarks", name)
-    only = set((args.only or ("W1,W4,W7" if args.callgrind else "W1,W2,W3,W4,W5,W6,W7,W7h1,W3h2,W8")).split(","))
+    only = set((args.only or ("W1,W4,W7" if args.callgrind else "W1,W2,W3,W4,W5,W6,W7,W7h1,W3h2,W8,W9")).split(","))
     if args.callgrind and only - {"W1", "W2", "W3", "W4", "W7"}:
         ap.error("--callgrind counts W1-W4 and W7 only")
     if args.callgrind and not shutil.which("valgrind"):
@@ -449,10 +449,9 @@ def main():
         finally:
             runfs.leave()
 
-    def manifest(path, entries, extra=""):
+    def manifest(path, entries, extra="", limits="limits: {parallel: 8, per_host: 8}\n"):
         with open(path, "w") as f:
-            f.write("version: 1\nname: b\nroot: dest\njournal: journal\nlimits: {parallel: 8, per_host: 8}\n%s"
-                    "files:\n" % extra)
+            f.write("version: 1\nname: b\nroot: dest\njournal: journal\n%s%sfiles:\n" % (limits, extra))
             for e in entries:
                 f.write("  - " + e + "\n")
 
@@ -892,6 +891,9 @@ def main():
     if "W8" in only:
         w8(args, work, www, sf, manifest, fresh, bench, results)
 
+    if "W9" in only:
+        w9(work, www, sf, manifest, bench)
+
     nginx.stop()
     with open(args.json, "w") as f:
         json.dump(results, f, indent=1)
@@ -934,8 +936,12 @@ def w8(args, work, www, sf, manifest, fresh, bench, results):
              ["{id: big, url: '%s', destination: w8.bin, segments: 8, sha256: %s}" % (url, w8_sha)])
     manifest(os.path.join(d, "one.yaml"),
              ["{id: big, url: '%s', destination: w8.bin, segments: 1, sha256: %s}" % (url, w8_sha)])
+    # As a user who read only the segments key writes it: per_host left at its default (6).
+    manifest(os.path.join(d, "default.yaml"),
+             ["{id: big, url: '%s', destination: w8.bin, segments: 8, sha256: %s}" % (url, w8_sha)], limits="")
     tools = {
         "syncfiles": [sf, "apply", "--quiet", "m.yaml"],
+        "syncfiles per_host default": [sf, "apply", "--quiet", "default.yaml"],
         "aria2c -x8 -s8 -k1M": ["aria2c", "-q", "-x", "8", "-s", "8", "-k", "1M", "-d", "dest",
                                 "--allow-overwrite=true", "--file-allocation=none",
                                 "--checksum=sha-256=%s" % w8_sha, url],
@@ -962,6 +968,46 @@ def w8(args, work, www, sf, manifest, fresh, bench, results):
         "complete": ok, "rerun_wall_s": wall, "peak_rss_mib": rss}
     print("\nW6 with segments 8: kill at ~50 %%, re-run: held %.1f %%, re-transferred %.1f %%, complete %s" % (
         100.0 * held / size, 100.0 * again / size, ok))
+    limited.stop()
+
+
+def w9(work, www, sf, manifest, bench):
+    """W9: mixed sizes on one host: four 32 MiB files from nginx capping each
+    connection at 16 MB/s, beside 400 files of 16 KiB, 8 at a time. A tool
+    that holds small files behind the large ones, or cannot fetch the large
+    ones side by side, shows here."""
+    names = ["w9-big-%d.bin" % i for i in range(4)] + ["w9-small-%03d.bin" % i for i in range(400)]
+    for i in range(4):
+        deterministic(os.path.join(www, names[i]), 32 << 20, 90 + i)
+    for i in range(400):
+        with open(os.path.join(www, names[4 + i]), "wb") as f:
+            f.write(bytes([(i * 7) % 251]) * 16384)
+    limited = Nginx(work, www, limit_rate="16m")
+    base = "http://127.0.0.1:%d" % limited.port
+    d = os.path.join(work, "w9")
+    os.makedirs(d)
+    manifest(os.path.join(d, "m.yaml"),
+             ["{id: f%d, url: '%s/%s', destination: %s}" % (i, base, n, n) for i, n in enumerate(names)])
+    with open(os.path.join(d, "curl.cfg"), "w") as f:
+        for n in names:
+            f.write('url = "%s/%s"\noutput = "dest/%s"\n' % (base, n, n))
+    with open(os.path.join(d, "aria2.txt"), "w") as f:
+        for n in names:
+            f.write("%s/%s\n  out=%s\n" % (base, n, n))
+    with open(os.path.join(d, "wget2.txt"), "w") as f:
+        for n in names:
+            f.write("%s/%s\n" % (base, n))
+    tools = {
+        "syncfiles": [sf, "apply", "--quiet", "m.yaml"],
+        "curl --parallel --parallel-immediate": ["curl", "-s", "--parallel", "--parallel-immediate",
+                                                 "--parallel-max", "8", "-K", "curl.cfg"],
+        "wget2 --max-threads=8": ["wget2", "-q", "--max-threads=8", "-P", "dest", "-i", "wget2.txt"],
+        "aria2c -j8": ["aria2c", "-q", "-j", "8", "-d", "dest", "--allow-overwrite=true",
+                       "--file-allocation=none", "-i", "aria2.txt"],
+    }
+    expect = {n: (32 << 20) if n.startswith("w9-big") else 16384 for n in names}
+    bench("W9 mixed sizes on one host: 4 x 32 MiB at 16 MB/s a connection + 400 x 16 KiB, 8 at a time", d,
+          tools, server=limited, expect=expect)
     limited.stop()
 
 

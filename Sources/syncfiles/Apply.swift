@@ -35,7 +35,10 @@ struct Apply: ParsableCommand {
   @Option(help: "Only tasks matching ID (name/id or a glob); repeatable.") var only: [String] = []
   @Flag(help: "Ignore schedules, not_before and backoff (requests stay conditional).") var force = false
   @Option(help: "Concurrent transfers (default: limits.parallel, else 8).") var parallel: Int?
-  @Option(help: "Aggregate bandwidth cap, e.g. 500000, 20MB or 20MB/s.") var rate: String?
+  @Option(
+    help:
+      "Aggregate bandwidth cap in bytes per second, e.g. 500000, 20MB, 20MB/s, or 10M and 300K as curl reads them (1024-based)."
+  ) var rate: String?
   @Option(help: "Stop cleanly after this long (exit 75), e.g. 30m.") var deadline: String?
   @Option(help: "Progress on stderr: auto (a live line on a terminal), always or never.") var progress: ProgressMode =
     .auto

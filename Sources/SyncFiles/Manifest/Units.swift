@@ -80,8 +80,8 @@ public enum ByteSize {
     ("kb", 1000), ("mb", 1_000_000), ("gb", 1_000_000_000), ("tb", 1_000_000_000_000),
     ("pb", 1_000_000_000_000_000),
     ("kib", 1 << 10), ("mib", 1 << 20), ("gib", 1 << 30), ("tib", 1 << 40), ("pib", 1 << 50),
-    // Single letters, as in `10M`, mean SI like curl's and wget's suffixes do not;
-    // we accept only the explicit forms above to avoid that ambiguity.
+    // Single letters as curl (`--limit-rate 10M`), wget and aria2c read them: 1024-based (SPEC §9.5).
+    ("k", 1 << 10), ("m", 1 << 20), ("g", 1 << 30), ("t", 1 << 40),
   ]
 
   /// Parses `500`, `4.5KiB`, `10MiB`, `4.7GB` (SI and IEC, units case-insensitive).
@@ -124,7 +124,9 @@ public enum ByteSize {
       guard let multiplier = multiplier(UnsafeBufferPointer(rebasing: b[i...])) else {
         let unit = String(decoding: UnsafeBufferPointer(rebasing: b[i...]), as: UTF8.self).trimmingSpaces()
         return .failure(
-          .init("malformed size '\(shown)': unknown unit '\(unit)' (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)"))
+          .init(
+            "malformed size '\(shown)': unknown unit '\(unit)' (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB, or K, M, G, T as curl reads them: 1024-based)"
+          ))
       }
       let (w, o1) = whole.multipliedReportingOverflow(by: multiplier)
       if o1 { return .failure(.init("size '\(shown)' is too large")) }

@@ -13,6 +13,16 @@ import Testing
     }
   }
 
+  /// `--rate 10M` and `300K` as curl, wget and aria2c read them (SPEC §9.5); they were refused.
+  @Test func rateTakesCurlSuffixes() throws {
+    for rate in ["10M", "300K", "1G/s"] {
+      let r = try run(["apply", "--dry-run", "--rate", rate, "Examples/quickstart"], cwd: packageRoot)
+      #expect(r.status == 0, "--rate \(rate): \(r.stderr)")
+    }
+    let bad = try run(["apply", "--dry-run", "--rate", "10Q", "Examples/quickstart"], cwd: packageRoot)
+    #expect(bad.status == 2 && bad.stderr.contains("unknown unit 'Q'"), "\(bad.stderr)")
+  }
+
   @Test func aDeadlineOfZeroIsAUsageError() throws {
     let dir = makeTempDir()
     defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -37,6 +37,15 @@ import Testing
     #expect(throws: UnitError.self) { try ByteSize.parseRate("20MB/h").get() }
   }
 
+  /// curl's suffixes (SPEC §9.5): one letter, 1024-based, in either case.
+  @Test func curlSuffixes() throws {
+    #expect(try ByteSize.parseRate("10M").get() == 10 << 20)
+    #expect(try ByteSize.parseRate("300K").get() == 300 << 10)
+    #expect(try ByteSize.parseRate("1g/s").get() == 1 << 30)
+    #expect(try ByteSize.parse("1.5M").get() == 3 << 19)
+    #expect(try ByteSize.parse("2T").get() == 2 << 40)
+  }
+
   @Test func formatsHumanSizes() {
     #expect(ByteSize.format(512) == "512 B")
     #expect(ByteSize.format(4608) == "4.5 KiB")
