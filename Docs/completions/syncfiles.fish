@@ -102,7 +102,7 @@ complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_op
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply"' -l 'only' -d 'Only tasks matching ID (name/id or a glob); repeatable.' -rfka ''
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" force' -l 'force' -d 'Ignore schedules, not_before and backoff (requests stay conditional).'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" parallel' -l 'parallel' -d 'Concurrent transfers (default: limits.parallel, else 8).' -rfka ''
-complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" rate' -l 'rate' -d 'Aggregate bandwidth cap, e.g. 500000, 20MB or 20MB/s.' -rfka ''
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" rate' -l 'rate' -d 'Aggregate bandwidth cap in bytes per second, e.g. 500000, 20MB, 20MB/s, or 10M and 300K as curl reads them (1024-based).' -rfka ''
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" deadline' -l 'deadline' -d 'Stop cleanly after this long (exit 75), e.g. 30m.' -rfka ''
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" progress' -l 'progress' -d 'Progress on stderr: auto (a live line on a terminal), always or never.' -rfka 'auto always never'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" quiet' -l 'quiet' -d 'Print only problems (and the JSON object with --format json).'

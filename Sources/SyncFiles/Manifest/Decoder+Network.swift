@@ -104,7 +104,12 @@ extension ManifestDecoder {
   /// `netrc: true` (`$NETRC`, else `~/.netrc`), `netrc: false`, or a path.
   private mutating func decodeNetrc(_ node: YAMLNode, _ what: String) -> NetrcSetting? {
     if case .scalar(let s, .plain) = node.kind, ["true", "false", "True", "False", "TRUE", "FALSE"].contains(s) {
-      return s.lowercased() == "true" ? .standard : .off
+      guard s.lowercased() == "true" else { return .off }
+      // The file `netrc: true` reads is held to the same rule as one named by path.
+      let standard =
+        environment["NETRC"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["HOME"].map { $0 + "/.netrc" }
+      if let standard { checkPrivate(key: standard, at: node.mark, what) }
+      return .standard
     }
     guard let path = existingPath(node, what, folder: false) else { return nil }
     checkPrivate(key: path, at: node.mark, what)

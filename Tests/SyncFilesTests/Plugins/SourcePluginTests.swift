@@ -198,8 +198,8 @@ import Testing
     #expect(r.run.stderr.contains("version changed during a resume"))
   }
 
-  @Test func theReadmeExampleWorksAsPrinted() throws {
-    let readme = try String(contentsOfFile: packageRoot + "/README.md", encoding: .utf8)
+  @Test func theManualsExampleWorksAsPrinted() throws {
+    let readme = try String(contentsOfFile: packageRoot + "/Docs/plugins.md", encoding: .utf8)
     let start = try #require(readme.range(of: "#!/bin/sh\n# syncfiles-source-copy"))
     let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
     write(String(readme[start.lowerBound..<end.lowerBound]), to: plugins + "/syncfiles-source-copy")

@@ -113,6 +113,16 @@ import Testing
     let r = try run(["validate", "m.yaml"], cwd: dir)
     #expect(r.status == 2)
     #expect(r.stderr.contains("m.yaml:") && r.stderr.contains("readable by every user"), "\(r.stderr)")
+    // `netrc: true` is held to the same rule, for $NETRC and for ~/.netrc (it passed, and was used).
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, netrc: true}"])
+    let viaVariable = try run(["validate", "m.yaml"], cwd: dir, env: ["NETRC": dir + "/netrc"])
+    #expect(viaVariable.status == 2 && viaVariable.stderr.contains("readable by every user"), "\(viaVariable.stderr)")
+    try FileManager.default.moveItem(atPath: dir + "/netrc", toPath: dir + "/.netrc")
+    let viaHome = try run(["validate", "m.yaml"], cwd: dir, env: ["HOME": dir, "NETRC": ""])
+    #expect(viaHome.status == 2 && viaHome.stderr.contains("readable by every user"), "\(viaHome.stderr)")
+    chmod(dir + "/.netrc", 0o600)
+    let privateOne = try run(["validate", "m.yaml"], cwd: dir, env: ["HOME": dir, "NETRC": ""])
+    #expect(privateOne.status == 0, "\(privateOne.stderr)")
   }
 
   @Test func verboseShowsEveryHeaderWithSecretsMasked() throws {

@@ -28,6 +28,10 @@ import Testing
     for text in ["SYNOPSIS", "--metrics FILE", "--horizon DURATION", "--check", "--max-late DURATION"] {
       #expect(r.stdout.contains(text), "man page lacks \(text)")
     }
+    let format = try run(
+      ["-l", "--warnings", "-P", "cat", docs + "/syncfiles-manifest.5"], env: ["MANWIDTH": "100"], tool: "man")
+    #expect(format.status == 0 && format.stderr.isEmpty, "syncfiles-manifest(5): \(format.stderr)")
+    #expect(format.stdout.contains("FILE KEYS") && format.stdout.contains("EXAMPLES"))
   }
 
   @Test func theCompletionsAreCurrent() throws {
@@ -150,7 +154,8 @@ import Testing
     #expect(r.status == 0, "\(r.stderr)")
     let root = dir + "/opt/syncfiles"
     for file in [
-      "bin/syncfiles", "share/man/man1/syncfiles.1", "share/bash-completion/completions/syncfiles",
+      "bin/syncfiles", "share/man/man1/syncfiles.1", "share/man/man5/syncfiles-manifest.5",
+      "share/bash-completion/completions/syncfiles",
       "share/zsh/site-functions/_syncfiles", "share/fish/vendor_completions.d/syncfiles.fish",
     ] {
       #expect(FileManager.default.fileExists(atPath: root + "/" + file), "missing \(file)")
