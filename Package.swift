@@ -29,6 +29,7 @@ let package = Package(
     ),
     .systemLibrary(name: "CLinux"),
     .systemLibrary(name: "CFold"),
+    .target(name: "CStart"),
     .target(
       name: "SyncFiles",
       dependencies: ["CCurl", "CYAML", "CCrypto", "CLinux", "CFold"]
@@ -36,7 +37,7 @@ let package = Package(
     .executableTarget(
       name: "syncfiles",
       dependencies: [
-        "SyncFiles",
+        "SyncFiles", "CStart",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

@@ -28,6 +28,9 @@ extern int fallocate(int fd, int mode, long long offset, long long len);
 // Reserves the blocks of 0..<length (the file grows to it); fails with
 // EOPNOTSUPP where the file system cannot (the caller then extends it sparse).
 static inline int sf_preallocate(int fd, long long length) { return fallocate(fd, 0, 0, length); }
+// Reserves the blocks of offset..<offset+length past the end without growing
+// the file (FALLOC_FL_KEEP_SIZE): appends there need no new blocks.
+static inline int sf_reserve(int fd, long long offset, long long length) { return fallocate(fd, 1, offset, length); }
 #include <sys/ioctl.h>
 extern long long copy_file_range(int fd_in, long long *off_in, int fd_out, long long *off_out,
                                  unsigned long len, unsigned int flags);
@@ -55,6 +58,9 @@ static inline int sf_set_thread_policy(int policy) { (void)policy; errno = ENOSY
 static inline int sf_syncfs(int fd) { (void)fd; sync(); return 0; }
 static inline long long sf_fs_type(int fd) { (void)fd; return -1; }
 static inline int sf_preallocate(int fd, long long length) { (void)fd; (void)length; errno = EOPNOTSUPP; return -1; }
+static inline int sf_reserve(int fd, long long offset, long long length) {
+  (void)fd; (void)offset; (void)length; errno = EOPNOTSUPP; return -1;
+}
 static inline int sf_start_writeback(int fd, long long offset, long long length) {
   (void)fd; (void)offset; (void)length; return 0;
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CStart
 import SyncFiles
 
 #if canImport(Glibc)
@@ -8,6 +9,13 @@ import SyncFiles
 @main
 struct Main {
   static func main() async {
+    // An apply ends in 75 on SIGINT or SIGTERM whenever it comes: they are
+    // blocked before the Swift runtime starts (Sources/CStart), so one sent
+    // while the process starts waits for the watcher instead of killing it.
+    if sf_stop_signals_blocked_at_start() == 0 {
+      let args = CommandLine.arguments.dropFirst()
+      if args.first == "apply" && !args.contains("--dry-run") { SignalWatcher.block() }
+    }
     do {
       // An `apply` line as cron and systemd run it, without argument-parser;
       // one it would refuse goes to it, for its messages.

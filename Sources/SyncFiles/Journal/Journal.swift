@@ -1,3 +1,5 @@
+internal import CLinux
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -92,10 +94,22 @@ public enum JournalFormat {
   /// stray write). Nil when no record checks out: then the file is not
   /// ours, and is never touched.
   static func decodeUnderDamagedHeader(_ bytes: [UInt8]) -> Contents? {
+    // A block the disk zeroed (a power cut, a lost write) may cover the
+    // header, its end of line and the start of the records after it: the
+    // records are read from the first byte past the zeros, the first of
+    // them most likely torn.
+    var zeros = 0
+    while zeros < bytes.count && bytes[zeros] == 0 { zeros += 1 }
+    var c = Contents()
+    if zeros > 0 {
+      decodeRecords(bytes, from: zeros, into: &c)
+      guard c.records > 0 else { return nil }
+      c.headerDamaged = true
+      return c
+    }
     guard let nl = bytes.firstIndex(of: 0x0A), nl < 256 else { return nil }
     // Another version's header is intact, not damaged: never rewrite it as this one.
     if bytes[0..<nl].starts(with: Array("syncfiles-journal ".utf8)) { return nil }
-    var c = Contents()
     decodeRecords(bytes, from: nl + 1, into: &c)
     guard c.records > 0 else { return nil }
     c.headerDamaged = true
@@ -314,6 +328,7 @@ public final class JournalWriter {
     }
     recovered = contents.damageNote(path: path, rewritten: true)
     if contents.damagedInside > 0 || contents.headerDamaged { try compact() }
+    keepReserve()
   }
 
   /// Room for `count` tasks' states before the run's records come: on a
@@ -371,6 +386,19 @@ public final class JournalWriter {
       throw .system(doing: "cannot write journal", path: path, errno: Errno(errno))
     }
     size += bytes.count
+    if reservedTo - size < Self.reserve / 2 { keepReserve() }
+  }
+
+  /// Blocks kept past the journal's end (`fallocate` keeping its size), so
+  /// that a run's records still go in when the disk fills under it: a full
+  /// disk used to cut the journal short and lose the run's failures, which
+  /// the next `status --check` and metrics then did not see. Best effort:
+  /// file systems without `fallocate` get none.
+  static let reserve = 64 << 10
+  private var reservedTo = 0
+
+  private func keepReserve() {
+    reservedTo = sf_reserve(fd, Int64(size), Int64(Self.reserve)) == 0 ? size + Self.reserve : size
   }
 
   /// Written (or cut) since the last `fdatasync`. A sync with nothing new
@@ -455,6 +483,7 @@ public final class JournalWriter {
     close(fd)
     fd = nfd
     size = out.count
+    keepReserve()
     unsynced = false  // fsynced above, renamed, its folder synced
     contents.records = contents.tasks.count
     contents.dropped = 0

@@ -16,6 +16,9 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case .locked(let journal, let holder): return "another syncfiles apply (pid \(holder)) holds the journal \(journal)"
     case .notAJournal(let path, let refusing):
       return "\(path) is not a syncfiles journal" + (refusing ? "; refusing to touch it" : "")
+        + ". If it is a journal damaged beyond repair, move it aside (mv \(path) \(path).bad) and run again:"
+        + " a fresh journal forgets partial downloads, backoffs and owed hooks, and revalidates every installed file once"
+        + " (files already holding their sha256 are adopted without a transfer); or give another with --journal"
     case .system(let doing, let path, let e, let detail): return "\(doing) \(path)\(detail): \(e.text)"
     case .unreadable(let path, let why): return "cannot read journal \(path): \(why)"
     }

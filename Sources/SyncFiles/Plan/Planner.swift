@@ -188,7 +188,8 @@ public enum Planner {
     } else if state?.installed == nil {
       t.action = .revalidate
       t.reason = "destination exists but is not in the journal: revalidate against its modification time"
-      t.bytesToTransfer = 0
+      // A changed source sends the whole file: its expected size is the upper bound (and the disk needs room).
+      t.bytesToTransfer = e.expectedBytes ?? 0
       t.request = .revalidate(installed: nil, localMtime: dest!.mtimeNs / 1_000_000_000)
     } else if !options.force, let inst = state?.installed, inst.validators.isEmpty, vouches(state, for: e, fact: dest!)
     {
@@ -403,7 +404,10 @@ public enum Planner {
   static func diskChecks(_ tasks: [PlannedTask], facts: Facts) -> [DiskCheck] {
     var byDevice: [UInt64: DiskCheck] = [:]
     var order: [UInt64] = []
-    for i in tasks.indices where tasks[i].action == .download || tasks[i].action == .resume {
+    for i in tasks.indices
+    where tasks[i].action == .download || tasks[i].action == .resume
+      || (tasks[i].action == .revalidate && (tasks[i].bytesToTransfer ?? 0) > 0)
+    {
       let t = tasks[i]
       guard let d = facts.disks[Paths.folder(of: t.entry.destinationPath)] else { continue }
       if byDevice[d.device] == nil {

@@ -227,6 +227,37 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
     #expect(!again.headerDamaged && again.tasks["m/f2"] == sample("m/f2", 2))
   }
 
+  /// A zeroed block over the header and its end of line (a power cut): the
+  /// records after it are kept. NUL bytes there were refused as "not a
+  /// journal", though 100 good records followed.
+  @Test(arguments: [20, 100, 4096])
+  func zerosOverTheHeaderAreRecoveredWhenTheRecordsCheckOut(zeroed: Int) throws {
+    do {
+      let w = try JournalWriter(path: path)
+      for i in 0..<100 { try w.record(sample("m/f\(i)", i)) }
+    }
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    for k in 0..<zeroed { bytes[k] = 0 }
+    try bytes.write(to: URL(fileURLWithPath: path))
+    let c = try JournalReader.read(path: path)
+    #expect(c.headerDamaged && c.tasks.count >= 100 - (zeroed / 100 + 1), "kept \(c.tasks.count)")
+    #expect(c.tasks["m/f99"] == sample("m/f99", 99))
+    do { _ = try JournalWriter(path: path) }
+    #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("syncfiles-journal 1\n"), "rewritten")
+  }
+
+  /// What the user can do about a file that is no journal, and what it costs.
+  @Test func aRefusedJournalSaysWhatToDo() throws {
+    try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true)
+    write("hello\n", to: path)
+    do {
+      _ = try JournalWriter(path: path)
+      Issue.record("accepted")
+    } catch {
+      #expect(error.message.contains("move it aside") && error.message.contains("a fresh journal forgets"))
+    }
+  }
+
   @Test func aFileWhoseRecordsDoNotCheckOutIsStillNotAJournal() throws {
     try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true)
     let text = "syncfiles-journal 2\n12 00000000 {\"t\":\"task\"}\nhello\n"

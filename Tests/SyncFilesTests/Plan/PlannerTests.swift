@@ -196,10 +196,20 @@ private let heldPath = "/srv/.a.bin.syncfiles-partial"
     #expect(t.reason.hasPrefix("update interrupted: partial 5 B of 100 MiB"))
   }
 
+  /// Its expected size is the upper bound of what the revalidation may
+  /// fetch, counted in the totals and the disk preflight (it counted 0 B).
   @Test func presentButUnknownToTheJournalRevalidates() {
     let t = plan(manifest(), nil, facts(present))
     #expect(t.action == .revalidate)
     #expect(t.reason.hasPrefix("destination exists but is not in the journal"))
+    #expect(t.bytesToTransfer == 100 << 20)
+    let (m, _) = decode(
+      "version: 1\nname: m\nroot: /srv\nfiles:\n  - {id: a, url: 'https://e/a', destination: a.bin, expected_bytes: 100MiB}\n"
+    )
+    var f = facts(present)
+    f.disks["/srv"] = DiskFact(device: 1, mountPoint: "/srv", freeBytes: 10 << 20)
+    let p = Planner.plan(manifests: [m!], journal: [:], facts: f, journalPath: "/j")
+    #expect(p.disk.first?.neededBytes == 100 << 20 && p.disk.first?.ok == false, "\(p.disk)")
   }
 
   @Test func notARegularFile() {

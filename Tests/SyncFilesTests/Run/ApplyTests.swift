@@ -358,6 +358,25 @@ import Testing
     #expect(row.contains("interrupted") && row.contains("not started") && !row.contains("0 B"), "\(r.stdout)")
   }
 
+  /// A SIGTERM at any moment of the start ends in 75, from the first code of
+  /// ours on (a constructor blocks it before the Swift runtime starts; only
+  /// the dynamic loader's few milliseconds before it are out of reach). One
+  /// in the first 10-20 ms of a release binary killed the process.
+  @Test func aSigtermInTheFirstMillisecondsStillEndsIn75() throws {
+    server.put("a.bin", testBytes(200_000, seed: 31))
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"e\"", "trickle_bps": 50_000]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin}"])
+    for delay in [0.015, 0.02, 0.03, 0.05] {
+      let p = try startInBackground(["apply", "--quiet", "m.yaml"], cwd: dir)
+      Thread.sleep(forTimeInterval: delay)
+      kill(p.processIdentifier, SIGTERM)
+      p.waitUntilExit()
+      #expect(
+        p.terminationReason == .exit && p.terminationStatus == 75,
+        "SIGTERM after \(delay) s: \(p.terminationReason == .exit ? "exit" : "signal") \(p.terminationStatus)")
+    }
+  }
+
   @Test func sigtermStopsWith75KeepingResumeStateAndASecondApplyIsLockedOut() throws {
     server.put("a.bin", testBytes(200_000, seed: 17))
     server.routes(["/a.bin": ["file": "a.bin", "etag": "\"t\"", "trickle_bps": 20_000]])

@@ -71,12 +71,14 @@ import Testing
     #expect(out("a.bin") == a2 && out("b.bin") == b2, "converged once space was freed")
   }
 
-  /// The journal's own file system fills while the destinations' does not:
-  /// the files still install, the run exits 1 and says the journal could not
-  /// be written, the journal stays readable, and the next run converges.
+  /// The journal's own file system fills while the destinations' does not,
+  /// and a run's records outgrow what the journal keeps in reserve (300
+  /// tasks): the files still install, the run exits 1 and says the journal
+  /// could not be written, the journal stays readable, and the next run
+  /// converges.
   @Test func aFullDiskUnderTheJournalIsReportedAndTheJournalStaysReadable() throws {
     try mountTmpfs(dir + "/state", megabytes: 1)
-    let ids = (0..<60).map { "f\($0)" }
+    let ids = (0..<300).map { "f\($0)" }
     func serve(_ version: Int) {
       var routes: [String: [String: String]] = [:]
       for id in ids {
@@ -89,7 +91,7 @@ import Testing
     manifest(ids.map { "{id: \($0), url: '\(server.base)/\($0)', destination: \($0).txt}" })
     #expect(try apply().run.status == 0)
 
-    // Leave the journal a few hundred bytes: fewer than 60 new records need.
+    // Leave the journal its reserve alone: fewer bytes than 300 new records need.
     serve(2)
     var vfs = statvfs()
     statvfs(dir + "/state", &vfs)
@@ -99,7 +101,7 @@ import Testing
     #expect(full.run.status == 1, "\(full.run.stdout)\(full.run.stderr)")
     let why = full.object["journal_error"] as? String ?? ""
     #expect(why.contains("No space left on device") && why.contains(dir + "/state/journal"), "\(why)")
-    #expect(full.count("installed") == 60, "the files themselves had space")
+    #expect(full.count("installed") == 300, "the files themselves had space")
     #expect(ids.allSatisfy { out("\($0).txt") == Array("\($0) version 2\n".utf8) })
     let text = try run(["apply", "m.yaml"], cwd: dir)
     #expect(text.status == 1 && text.stdout.contains("journal: "), "\(text.stdout)")
@@ -111,6 +113,39 @@ import Testing
     #expect(after.run.status == 0 && after.object["journal_error"] is NSNull, "\(after.run.stdout)")
     #expect(after.count("installed") == 0, "nothing new: every file already held version 2")
     #expect(ids.allSatisfy { out("\($0).txt") == Array("\($0) version 2\n".utf8) })
+  }
+
+  /// A disk that fills under the journal does not cut a run's records short:
+  /// the journal keeps blocks in reserve past its end, so the run's failure
+  /// is recorded, and the next `status --check` and the metrics see it. (A
+  /// journal cut short by ENOSPC lost the run's failure count.)
+  @Test func aFullDiskUnderTheJournalStillRecordsTheRunsFailures() throws {
+    try mountTmpfs(dir + "/state", megabytes: 1)
+    let ids = (0..<20).map { "f\($0)" }
+    var routes: [String: [String: Any]] = ["/bad": ["status": 404]]
+    for id in ids {
+      server.put(id, Array("\(id)\n".utf8))
+      routes["/\(id)"] = ["file": id, "etag": "\"\(id)\""]
+    }
+    server.routes(routes)
+    manifest(
+      ids.map { "{id: \($0), url: '\(server.base)/\($0)', destination: \($0).txt}" }
+        + ["{id: bad, url: '\(server.base)/bad', destination: bad.txt, retry: {attempts: 1, backoff: 1s}}"])
+    #expect(try apply().run.status == 1)
+    var vfs = statvfs()
+    statvfs(dir + "/state", &vfs)
+    write([UInt8](repeating: 7, count: Int(vfs.f_bavail) * Int(vfs.f_frsize)), to: dir + "/state/filler")
+    Thread.sleep(forTimeInterval: 1.1)  // the backoff of the first failure
+    let metrics = dir + "/metrics.prom"
+    let full = try apply(["--metrics", metrics])
+    #expect(full.run.status == 1 && full.outcome("m/bad") == "failed", "\(full.run.stdout)")
+    #expect(full.object["journal_error"] is NSNull, "the records went into the reserve: \(full.run.stdout)")
+    let check = try run(["status", "--check", "m.yaml"], cwd: dir)
+    #expect(check.status == 1 && check.stdout.contains("m/bad: failing"), "\(check.stdout)\(check.stderr)")
+    let state = try run(["status", "--format", "json", "m.yaml"], cwd: dir)
+    #expect(state.stdout.contains("\"failures\":2"), "\(state.stdout)")
+    let prom = String(decoding: readBytes(metrics) ?? [], as: UTF8.self)
+    #expect(prom.contains("syncfiles_task_consecutive_failures{task=\"m/bad\"} 2"), "\(prom)")
   }
 
   /// As an unprivileged user: a folder it cannot write fails that task with
