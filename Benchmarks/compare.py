@@ -376,7 +376,7 @@ def main():
     ap.add_argument("--big", type=int, default=1 << 30, help="W3/W6 file size in bytes")
     ap.add_argument("--syncfiles", default=os.path.join(ROOT, ".build", "release", "syncfiles"))
     ap.add_argument("--also", action="append", default=[], metavar="NAME=PATH",
-                    help="W1-W4 and W7: another syncfiles build in the same rounds, as the row 'syncfiles NAME' "
+                    help="W1-W4, W7 and W8: another syncfiles build in the same rounds, as the row 'syncfiles NAME' "
                          "(an A/B of two builds, alternating with the peers); repeatable")
     ap.add_argument("--callgrind", action="store_true",
                     help="W1-W4 and W7: instead of timing rounds, run each tool once under valgrind's callgrind "
@@ -889,7 +889,7 @@ def main():
         tls_workload("W7h1", http2=False)
 
     if "W8" in only:
-        w8(args, work, www, sf, manifest, fresh, bench, results)
+        w8(args, work, www, sf, manifest, fresh, bench, results, also)
 
     if "W9" in only:
         w9(work, www, sf, manifest, bench)
@@ -921,7 +921,7 @@ def journal_offset(path):
     return 0
 
 
-def w8(args, work, www, sf, manifest, fresh, bench, results):
+def w8(args, work, www, sf, manifest, fresh, bench, results, also=()):
     """W8: one file from nginx capping each connection at 16 MB/s, fetched in
     8 ranges (aria2c -x8 -s8 -k1M beside it); then W6 with segments: kill at
     ~50 %, re-run, bytes sent again."""
@@ -942,6 +942,7 @@ def w8(args, work, www, sf, manifest, fresh, bench, results):
     tools = {
         "syncfiles": [sf, "apply", "--quiet", "m.yaml"],
         "syncfiles per_host default": [sf, "apply", "--quiet", "default.yaml"],
+        **{"syncfiles " + name: [path, "apply", "--quiet", "m.yaml"] for name, path in also},
         "aria2c -x8 -s8 -k1M": ["aria2c", "-q", "-x", "8", "-s", "8", "-k", "1M", "-d", "dest",
                                 "--allow-overwrite=true", "--file-allocation=none",
                                 "--checksum=sha-256=%s" % w8_sha, url],

@@ -16,6 +16,10 @@ struct Main {
       let args = CommandLine.arguments.dropFirst()
       if args.first == "apply" && !args.contains("--dry-run") { SignalWatcher.block() }
     }
+    if let typo = SyncFilesCommand.misspeltCommand(Array(CommandLine.arguments.dropFirst())) {
+      Output.error(typo)
+      exit(2)
+    }
     do {
       // An `apply` line as cron and systemd run it, without argument-parser;
       // one it would refuse goes to it, for its messages.
@@ -38,6 +42,18 @@ struct Main {
       // SPEC §3: a usage error is exit 2 (argument-parser's own code is 64).
       exit(code == .validationFailure ? 2 : code.rawValue)
     }
+  }
+}
+
+extension SyncFilesCommand {
+  /// A first argument that is no command and no option, but close to a
+  /// command: what to say, with the command meant (`aply`: `apply`).
+  static func misspeltCommand(_ args: [String]) -> String? {
+    guard let first = args.first, !first.hasPrefix("-") else { return nil }
+    let names = configuration.subcommands.map { $0.configuration.commandName ?? "" } + ["help"]
+    guard !names.contains(first), let meant = Suggest.closest(to: first, in: names) else { return nil }
+    return
+      "syncfiles: unknown command '\(first)'; did you mean '\(meant)'? (commands: \(names.joined(separator: ", ")))"
   }
 }
 

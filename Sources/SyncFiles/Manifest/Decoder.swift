@@ -533,6 +533,7 @@ struct ManifestDecoder {
         secret
           ? "\(what) '\(shown)': no plugin serves its scheme (after ${VAR} expansion) (built in: \(plugins.builtInSchemes.joined(separator: ", ")))"
           : "no plugin serves '\(scheme):' URLs: looked for an executable '\(executable)' in SYNCFILES_PLUGIN_PATH and PATH (built in: \(plugins.builtInSchemes.joined(separator: ", ")))"
+            + (Suggest.closest(to: scheme, in: plugins.builtInSchemes).map { "; did you mean '\($0):'?" } ?? "")
       )
       return nil
     }

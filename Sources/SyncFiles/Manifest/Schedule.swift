@@ -86,6 +86,7 @@ public struct CronExpression: Sendable, Hashable {
         .init(
           "malformed schedule '\(source)': expected 'once', 'every DURATION' or a cron expression of 5 fields "
             + "(minute hour day-of-month month day-of-week), found \(fields.count) field\(fields.count == 1 ? "" : "s")"
+            + (meant(source).map { "; did you mean '\($0)'?" } ?? "")
         ))
     }
     do {
@@ -104,6 +105,19 @@ public struct CronExpression: Sendable, Hashable {
     } catch {
       return .failure(.init("malformed schedule '\(source)'"))
     }
+  }
+
+  /// What a one-word schedule most likely meant: `15m` is `every 15m`,
+  /// `daily` is `@daily`, `every6h` is `every 6h`.
+  static func meant(_ source: String) -> String? {
+    let word = source.lowercased()
+    if case .success = TimeSpan.parse(word) { return "every " + word }
+    if word.hasPrefix("every"), case .success = TimeSpan.parse(String(word.dropFirst(5))) {
+      return "every " + word.dropFirst(5)
+    }
+    let names = ["hourly", "daily", "weekly", "monthly", "yearly"]
+    if let n = Suggest.closest(to: word.hasPrefix("@") ? String(word.dropFirst()) : word, in: names) { return "@" + n }
+    return nil
   }
 
   private static func value(_ s: Substring, name: String, range: ClosedRange<Int>, names: [String]?, nameBase: Int)

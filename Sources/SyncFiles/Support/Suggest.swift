@@ -1,7 +1,7 @@
 /// "Did you mean" for misspelt keys: the closest candidate within a small
 /// edit distance (case, `-` for `_` and one or two typos).
-enum Suggest {
-  static func closest(to word: String, in candidates: [String]) -> String? {
+public enum Suggest {
+  public static func closest(to word: String, in candidates: [String]) -> String? {
     let w = normalized(word)
     var best: (String, Int)? = nil
     for c in candidates {
