@@ -223,6 +223,14 @@ _syncfiles_apply() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __syncfiles_add_completions -f
+        return
+        ;;
+    esac
 }
 
 _syncfiles_plan() {
@@ -251,6 +259,14 @@ _syncfiles_plan() {
         return
         ;;
     esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __syncfiles_add_completions -f
+        return
+        ;;
+    esac
 }
 
 _syncfiles_validate() {
@@ -264,6 +280,14 @@ _syncfiles_validate() {
     case "${prev}" in
     '--format')
         __syncfiles_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __syncfiles_add_completions -f
         return
         ;;
     esac
@@ -289,6 +313,14 @@ _syncfiles_status() {
         return
         ;;
     '--max-late')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    *)
+        __syncfiles_add_completions -f
         return
         ;;
     esac

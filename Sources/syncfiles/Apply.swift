@@ -54,7 +54,7 @@ struct Apply: ParsableCommand {
       "After the run, write Prometheus metrics to FILE (atomically); overrides the manifests' metrics key.",
       valueName: "FILE"))
   var metrics: String?
-  @Argument(help: "Manifest files or folders of manifests.") var paths: [String]
+  @Argument(help: "Manifest files or folders of manifests.", completion: .file()) var paths: [String]
 
   /// The flags and paths as plain values.
   var settings: ApplySettings {
@@ -280,38 +280,63 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
 /// printed above it; without a terminal, only the log lines.
 final class ProgressLine: @unchecked Sendable {
   let live: Bool
+  /// The terminal can erase a line (`\e[K`); a dumb one gets spaces instead.
+  let erases: Bool
   private let lock = Lock()
-  private var shown = false
+  private var shown = 0
 
-  init(live: Bool) { self.live = live }
+  init(live: Bool, term: String? = Runtime.environment["TERM"]) {
+    self.live = live
+    erases = !(term ?? "").isEmpty && term != "dumb"
+  }
+
+  /// Back to the start of the line, erasing what the last line showed.
+  private var erase: String {
+    erases ? "\r\u{1b}[K" : "\r" + String(repeating: " ", count: shown) + "\r"
+  }
 
   func log(_ text: String) {
     lock.locked {
-      if shown { Output.error("\r\u{1b}[K", newline: false) }
-      shown = false
+      if shown > 0 { Output.error(erase, newline: false) }
+      shown = 0
       Output.error(text)
     }
   }
 
   func show(_ p: RunProgress) {
     lock.locked {
-      let rate = p.elapsed > 0.5 ? Double(p.bytes) / p.elapsed : 0
-      var text = "[\(p.done)/\(p.total) files] \(ByteSize.format(p.bytes))"
-      if rate > 0 { text += "  \(ByteSize.format(Int64(rate)))/s" }
-      if rate > 0 && p.expectedBytes > p.bytes {
-        let eta = Int(Double(p.expectedBytes - p.bytes) / rate)
-        text += "  ETA \(eta / 60):\(eta % 60 < 10 ? "0" : "")\(eta % 60)"
-      }
-      text += "  \(p.active) active"
-      Output.error("\r\u{1b}[K" + text, newline: false)
-      shown = true
+      let text = Self.text(p)
+      Output.error(erase + text, newline: false)
+      shown = text.count
     }
+  }
+
+  /// `[3/10 files] 12.0 MiB of 100 MiB (12%)  4.0 MiB/s  ETA 0:22  m/big, m/small +2`
+  static func text(_ p: RunProgress) -> String {
+    let rate = p.elapsed > 0.5 ? Double(p.bytes) / p.elapsed : 0
+    var text = "[\(p.done)/\(p.total) files] \(ByteSize.format(p.bytes))"
+    if p.expectedBytes > 0 {
+      let percent = min(100, Int(Double(p.bytes) * 100 / Double(p.expectedBytes)))
+      text += " of \(ByteSize.format(p.expectedBytes)) (\(percent)%)"
+    }
+    if rate > 0 { text += "  \(ByteSize.format(Int64(rate)))/s" }
+    if rate > 0 && p.expectedBytes > p.bytes {
+      let eta = Int(Double(p.expectedBytes - p.bytes) / rate)
+      text += "  ETA \(eta / 60):\(eta % 60 < 10 ? "0" : "")\(eta % 60)"
+    }
+    if !p.current.isEmpty {
+      text += "  " + p.current.joined(separator: ", ")
+      if p.active > p.current.count { text += " +\(p.active - p.current.count)" }
+    } else {
+      text += "  \(p.active) active"
+    }
+    return text
   }
 
   func clear() {
     lock.locked {
-      if shown { Output.error("\r\u{1b}[K", newline: false) }
-      shown = false
+      if shown > 0 { Output.error(erase, newline: false) }
+      shown = 0
     }
   }
 }

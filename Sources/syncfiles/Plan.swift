@@ -30,7 +30,7 @@ struct Plan: ParsableCommand {
       "Also forecast every run due from now on for this long (e.g. 7d): bytes per run, per day, the busiest hour, and warnings.",
       valueName: "DURATION"))
   var horizon: String?
-  @Argument(help: "Manifest files or folders of manifests.") var paths: [String]
+  @Argument(help: "Manifest files or folders of manifests.", completion: .file()) var paths: [String]
 
   func validate() throws {
     if verbose && !remote { throw ValidationError("--verbose shows the requests of --remote; plan alone sends none") }

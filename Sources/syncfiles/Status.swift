@@ -11,7 +11,9 @@ struct Status: ParsableCommand {
       works while an apply runs.
 
       --check turns it into a health check for monitoring (Nagios plugins, \
-      Kubernetes probes, systemd ExecCondition): exit 0 when every task's last \
+      Kubernetes probes, a systemd health-check service of its own or an \
+      OnFailure= unit; never ExecCondition= on the apply unit, which would skip \
+      apply exactly while a task fails): exit 0 when every task's last \
       run succeeded and none is overdue, else exit 1 with one line per task at \
       fault on stdout (failing, interrupted, never run although due, a hook \
       owed, overdue). Overdue: the task's next due time, counted from its last \
@@ -33,7 +35,7 @@ struct Status: ParsableCommand {
       "With --check: lateness allowed past a task's due time (default: one schedule interval).",
       valueName: "DURATION"))
   var maxLate: String?
-  @Argument(help: "Manifest files or folders of manifests (optional).") var paths: [String] = []
+  @Argument(help: "Manifest files or folders of manifests (optional).", completion: .file()) var paths: [String] = []
 
   func validate() throws {
     guard let maxLate else { return }

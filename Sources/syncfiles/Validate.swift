@@ -24,7 +24,7 @@ struct Validate: ParsableCommand {
   @Option(help: "Output format on stdout: text or json.")
   var format: OutputFormat = .text
 
-  @Argument(help: "Manifest files or folders of manifests.")
+  @Argument(help: "Manifest files or folders of manifests.", completion: .file())
   var paths: [String]
 
   func run() throws {

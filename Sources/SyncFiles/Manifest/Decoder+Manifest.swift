@@ -25,6 +25,7 @@ struct FileFields {
   var netrc: NetrcSetting?
   /// `segments`: 0 stands for `auto`.
   var segments: Int?
+  var cacheMaxAge: TimeSpan?
   /// Where each key was written, for errors that involve two keys.
   var marks = Fields<SourceMark>()
 
@@ -47,6 +48,7 @@ struct FileFields {
     r.proxy = proxy ?? d.proxy
     r.netrc = netrc ?? d.netrc
     r.segments = segments ?? d.segments
+    r.cacheMaxAge = cacheMaxAge ?? d.cacheMaxAge
     if let dt = d.tls {
       var t = tls ?? TLSOptions()
       t.caFile = t.caFile ?? dt.caFile
@@ -337,6 +339,7 @@ extension ManifestDecoder {
     decodePatience(f, into: &r, label: label)
     if let p = f[.discretionary] { r.discretionary = bool(p, label("discretionary")) }
     if let p = f[.segments] { r.segments = decodeSegments(p, label("segments")) }
+    if let p = f[.cacheMaxAge] { r.cacheMaxAge = duration(p, label("cache_max_age"), positive: false) }
     if let p = f[.headers] { r.headers = decodeHeaders(p, label("headers")) }
     if let p = f[.mode] { r.mode = decodeMode(p, label("mode")) }
     if let p = f[.onChange] { r.onChange = command(p, label("on_change")) }
@@ -681,6 +684,7 @@ extension ManifestDecoder {
     o.schedule = f.schedule ?? .always
     o.discretionary = f.discretionary ?? false
     o.segments = f.segments.flatMap { $0 == 0 ? nil : $0 }
+    o.cacheMaxAge = f.cacheMaxAge ?? TimeSpan(seconds: 0)
     o.headers = f.headers ?? []
     o.mode = f.mode
     o.onChange = f.onChange

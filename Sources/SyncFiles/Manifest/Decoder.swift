@@ -12,7 +12,7 @@ struct Fields<Value>: Sequence {
   /// For a file entry's keys: where each `FileKey`'s value is, six bits a
   /// key, ten keys a word (0: absent, else its index + 1; `Self.byName`:
   /// look it up by name). A lookup compares no strings.
-  private var slots: (UInt64, UInt64) = (0, 0)
+  private var slots: (UInt64, UInt64, UInt64) = (0, 0, 0)
   private var keyed = false
   private static var byName: UInt64 { 63 }
 
@@ -45,7 +45,7 @@ struct Fields<Value>: Sequence {
           keys.remove(at: i)
           values.remove(at: i)
           // The keys after it moved: place every file key again.
-          slots = (0, 0)
+          slots = (0, 0, 0)
           for (j, k) in keys.enumerated() { if let f = fileKey(k) { place(f, at: j) } }
         }
       } else if let newValue {
@@ -60,20 +60,25 @@ struct Fields<Value>: Sequence {
   }
 
   private func slot(_ key: FileKey) -> UInt64 {
-    let word = key.rawValue < 10 ? slots.0 : slots.1
+    let word = key.rawValue < 10 ? slots.0 : key.rawValue < 20 ? slots.1 : slots.2
     return (word >> UInt64(key.rawValue % 10 * 6)) & 63
   }
 
   private mutating func place(_ key: FileKey, at index: Int) {
     let value = UInt64(Swift.min(index + 1, Int(Self.byName))) << UInt64(key.rawValue % 10 * 6)
-    if key.rawValue < 10 { slots.0 |= value } else { slots.1 |= value }
+    switch key.rawValue / 10 {
+    case 0: slots.0 |= value
+    case 1: slots.1 |= value
+    default: slots.2 |= value
+    }
   }
 
   /// Whether a key that makes an entry's options is present (any file key
   /// outside `FileKey.entryValues`).
   func hasOptionKey() -> Bool {
     guard keyed else { return FileKey.allCases.contains { FileKey.entryValues & $0.bit == 0 && has($0) } }
-    return slots.0 & FileKey.optionSlots.0 != 0 || slots.1 & FileKey.optionSlots.1 != 0
+    let o = FileKey.optionSlots
+    return slots.0 & o.0 != 0 || slots.1 & o.1 != 0 || slots.2 & o.2 != 0
   }
 
   /// Whether a file key is present (fields made by `fileKeyed()`).

@@ -3,7 +3,7 @@
 enum FileKey: Int, CaseIterable {
   case id, url, mirrors, destination, expectedBytes, maxBytes, sha256, schedule, notBefore
   case discretionary, headers, mode, retry, timeout, onChange, verify, tls, proxy, netrc
-  case segments
+  case segments, cacheMaxAge
 
   /// The key as written in a manifest.
   var name: String { Keys.file[rawValue] }
@@ -19,10 +19,14 @@ enum FileKey: Int, CaseIterable {
   /// The slots (`Fields`: six bits a key, ten keys a word) of every key
   /// outside `entryValues`: an entry with none of them set keeps the
   /// default options, told by two tests instead of a look at each key.
-  static let optionSlots: (UInt64, UInt64) = allCases.reduce((0, 0)) { words, k in
+  static let optionSlots: (UInt64, UInt64, UInt64) = allCases.reduce((0, 0, 0)) { words, k in
     guard entryValues & k.bit == 0 else { return words }
     let m = UInt64(63) << UInt64(k.rawValue % 10 * 6)
-    return k.rawValue < 10 ? (words.0 | m, words.1) : (words.0, words.1 | m)
+    switch k.rawValue / 10 {
+    case 0: return (words.0 | m, words.1, words.2)
+    case 1: return (words.0, words.1 | m, words.2)
+    default: return (words.0, words.1, words.2 | m)
+    }
   }
 
   /// The key written `name`, found by its length and then at most three
@@ -41,7 +45,7 @@ enum FileKey: Int, CaseIterable {
     case 9: found = name == "max_bytes" ? .maxBytes : .onChange
     case 10: found = .notBefore
     case 11: found = .destination
-    case 13: found = .discretionary
+    case 13: found = name == "discretionary" ? .discretionary : .cacheMaxAge
     case 14: found = .expectedBytes
     default: found = nil
     }
@@ -58,7 +62,7 @@ enum Keys {
   static let file = [
     "id", "url", "mirrors", "destination", "expected_bytes", "max_bytes", "sha256", "schedule", "not_before",
     "discretionary", "headers", "mode", "retry", "timeout", "on_change", "verify", "tls", "proxy", "netrc",
-    "segments",
+    "segments", "cache_max_age",
   ]
   /// Keys that name one particular file and so cannot have a default.
   static let perFileOnly = ["id", "url", "mirrors", "destination", "sha256"]

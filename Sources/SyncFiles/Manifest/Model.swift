@@ -241,6 +241,9 @@ public struct EntryOptions: Sendable, Hashable {
   public var network = NetworkOptions()
   /// `segments` (SPEC §8.3): nil is `auto`.
   public var segments: Int? = nil
+  /// `cache_max_age` (SPEC §9.3): how old a cache's copy may be when it
+  /// answers a revalidation (`Cache-Control: max-age`); 0 asks the origin.
+  public var cacheMaxAge = TimeSpan(seconds: 0)
   public init() {}
 }
 

@@ -50,6 +50,8 @@ public struct Facts: Sendable {
   /// Seconds past the local minute, so a window's start can be given exactly.
   public var localSecond: Int = 0
   public var onACPower: Bool
+  /// Which requests go through a proxy (the environment's variables).
+  public var proxies = ProxyRoute(environment: [:])
   /// How many partials beside their destinations `files` holds, when the
   /// gatherer counted them (nil: not counted, look each one up). With none,
   /// the planner does not make each task's partial path to look it up
@@ -89,6 +91,7 @@ public enum FactGatherer {
     var facts = Facts(
       now: now, localMinuteOfDay: Int(tmv.tm_hour) * 60 + Int(tmv.tm_min), onACPower: onACPower())
     facts.localSecond = Int(tmv.tm_sec)
+    facts.proxies = ProxyRoute(environment: Runtime.environment)
     let total = manifests.reduce(0) { $0 + $1.files.count }
     let half = total >= splitFrom ? total / 2 : total
     let second = half < total ? Background { Part(manifests, journal, half..<total, digests: digests) } : nil

@@ -146,6 +146,7 @@ public enum Planner {
   ) -> PlannedTask {
     var t = PlannedTask(entry: e, action: .skip, reason: "")
     let now = facts.now
+    t.throughProxy = facts.proxies.used(scheme: e.url.scheme, host: e.url.host, setting: e.network.proxy)
 
     guard matches(e.qualifiedID, patterns: options.only) else {
       t.reason = "not selected by --only"
@@ -183,6 +184,7 @@ public enum Planner {
       download(&t, "manifest entry changed (url, destination or checks) since the last install — will download")
     } else if let inst = state?.installed, inst.size != dest!.size || inst.mtimeNs != dest!.mtimeNs {
       download(&t, "destination changed on disk since install — will re-download")
+      t.destinationEdited = true
     } else if let (p, size) = held {
       resume(&t, p, size: size, prefix: "update interrupted: ")
     } else if state?.installed == nil {
@@ -190,7 +192,8 @@ public enum Planner {
       t.reason = "destination exists but is not in the journal: revalidate against its modification time"
       // A changed source sends the whole file: its expected size is the upper bound (and the disk needs room).
       t.bytesToTransfer = e.expectedBytes ?? 0
-      t.request = .revalidate(installed: nil, localMtime: dest!.mtimeNs / 1_000_000_000)
+      t.request = .revalidate(
+        installed: nil, localMtime: dest!.mtimeNs / 1_000_000_000, cacheMaxAge: e.cacheMaxAge.seconds)
     } else if !options.force, let inst = state?.installed, inst.validators.isEmpty, vouches(state, for: e, fact: dest!)
     {
       // Adopted bytes with no validator to ask about: a request could only
@@ -199,7 +202,9 @@ public enum Planner {
       t.reason = "destination holds the declared sha256 (no validator to revalidate with): up to date"
     } else {
       scheduled(&t, e.schedule, last: state?.lastSuccess ?? state?.lastCheck, now: now, force: options.force)
-      t.request = .revalidate(installed: state?.installed?.validators, localMtime: nil)
+      t.request = .revalidate(
+        installed: state?.installed?.validators, localMtime: nil, throughProxy: t.throughProxy,
+        cacheMaxAge: e.cacheMaxAge.seconds)
     }
 
     modeCheck(&t, dest)
@@ -309,6 +314,11 @@ public enum Planner {
     guard t.action == .download || t.action == .resume else { return }
     let asked = SegmentPolicy.asked(segments: t.entry.segments, expectedBytes: t.entry.expectedBytes) ?? 1
     guard asked > 1 else { return }
+    if t.throughProxy && t.entry.segments == nil {
+      t.reason +=
+        "; one stream through the proxy (a cache may answer ranges with the whole file; set segments to ask for ranges)"
+      return
+    }
     guard cap > 1 else {
       t.reason += "; segments: \(asked) asked, one stream (limits.segments is 1)"
       return

@@ -106,6 +106,9 @@ public struct RequestPolicy: Sendable, Hashable {
 
   public var condition: Condition
   public var caches: CacheDirective
+  /// With `revalidate`: how old a cache's copy may be when it answers
+  /// (`cache_max_age`, SPEC §9.3), in seconds; 0 makes it ask the origin.
+  public var maxAge: Int64 = 0
   /// Why this request, in words for `plan`.
   public var note: String
 
@@ -130,8 +133,28 @@ public struct RequestPolicy: Sendable, Hashable {
   /// Check an installed file: conditional when its validators can be
   /// trusted, else the whole file (identical bytes then count as unchanged).
   /// `localMtime` (seconds) stands in for a file the journal does not know.
-  public static func revalidate(installed: Validators?, localMtime: Int64?) -> RequestPolicy {
+  /// Through a proxy (`throughProxy`) a strong date is sent alone: a shared
+  /// cache then answers from its own copy, which it revalidates with the
+  /// origin once per change, where an old `If-None-Match` would be passed
+  /// on and make the origin send the whole file to every client (SPEC §9.3).
+  public static func revalidate(
+    installed: Validators?, localMtime: Int64?, throughProxy: Bool = false, cacheMaxAge: Int64 = 0
+  ) -> RequestPolicy {
+    var p = revalidating(installed: installed, localMtime: localMtime, throughProxy: throughProxy)
+    if p.caches == .revalidate {
+      p.maxAge = max(0, cacheMaxAge)
+      if cacheMaxAge > 0 { p.note += "; a cache may answer from a copy up to \(cacheMaxAge) s old (cache_max_age)" }
+    }
+    return p
+  }
+
+  private static func revalidating(installed: Validators?, localMtime: Int64?, throughProxy: Bool) -> RequestPolicy {
     if let v = installed {
+      if throughProxy, v.canRevalidate, v.dateIsStrong, let d = v.lastModified {
+        return RequestPolicy(
+          condition: .ifModifiedSince(d), caches: .revalidate,
+          note: "If-Modified-Since alone (through a proxy: its cache answers from its own copy)")
+      }
       if v.canRevalidate, let e = v.etag {
         let since = v.dateIsStrong ? v.lastModified : nil
         return RequestPolicy(
@@ -186,7 +209,7 @@ public struct RequestPolicy: Sendable, Hashable {
     }
     switch caches {
     case .none: break
-    case .revalidate: lines.append("Cache-Control: max-age=0")
+    case .revalidate: lines.append(maxAge == 0 ? "Cache-Control: max-age=0" : "Cache-Control: max-age=\(maxAge)")
     case .reload: lines += ["Cache-Control: no-cache", "Pragma: no-cache"]
     }
     return lines

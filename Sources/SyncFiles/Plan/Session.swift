@@ -87,6 +87,12 @@ public struct PlannedTask: Sendable, Hashable {
   /// Nothing stood at the destination when the plan looked: the bytes a
   /// transfer brings cannot already be there (no second look before install).
   public var destinationMissing = false
+  /// The destination was changed on disk since syncfiles installed it: an
+  /// install over it changes its bytes, even when they are those installed before.
+  public var destinationEdited = false
+  /// Its URL is fetched through a proxy (SPEC §9.3): a cache may answer,
+  /// and without an explicit `segments` it is fetched as one stream.
+  public var throughProxy = false
 
   init(entry: FileEntry, action: Action, reason: String) {
     self.entry = entry

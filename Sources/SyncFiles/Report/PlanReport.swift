@@ -109,6 +109,7 @@ public enum PlanReport {
         ("resume_offset", .int(t.resumeOffset)),
         ("expected_bytes", int(t.entry.expectedBytes)), ("bytes_to_transfer", int(t.bytesToTransfer)),
         ("next_due", time(t.nextDue)), ("segments", t.segments.map { .int(Int64($0)) } ?? .null),
+        ("cache_max_age", .int(t.entry.cacheMaxAge.seconds)),
       ])
     }
     var totals: [(String, JSONValue)] = [("tasks", .int(Int64(p.tasks.count)))]
@@ -193,6 +194,14 @@ public enum StatusReport {
     return (rows.isEmpty ? "the journal knows no tasks" : table.render()) + "\njournal: \(journalPath)"
   }
 
+  /// When the task is due: now when the next apply would run it (a
+  /// download, resume or revalidation), as the text's "now (resume)" says;
+  /// the schedule's time otherwise. (A resume showed the schedule's next time.)
+  static func due(_ r: Row, now: Timestamp) -> Timestamp? {
+    guard let a = r.action, a == .download || a == .resume || a == .revalidate else { return r.nextDue }
+    return now
+  }
+
   public static func json(_ rows: [Row], journalPath: String, now: Timestamp, dropped: Int) -> JSONValue {
     func time(_ t: Timestamp?) -> JSONValue { t.map { .string($0.rfc3339) } ?? .null }
     let tasks: [JSONValue] = rows.map { r in
@@ -219,7 +228,7 @@ public enum StatusReport {
         ("http_status", s?.httpStatus.map { .int(Int64($0)) } ?? .null),
         ("error", s?.lastError.map(JSONValue.string) ?? .null), ("installed", installed), ("partial", partial),
         ("failures", .int(Int64(s?.failures ?? 0))), ("backoff_until", time(s?.backoffUntil)),
-        ("action", r.action.map { .string($0.rawValue) } ?? .null), ("next_due", time(r.nextDue)),
+        ("action", r.action.map { .string($0.rawValue) } ?? .null), ("next_due", time(due(r, now: now))),
       ])
     }
     return .object([

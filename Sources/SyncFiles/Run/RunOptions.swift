@@ -37,4 +37,6 @@ public struct RunProgress: Sendable {
   public var expectedBytes: Int64
   public var active: Int
   public var elapsed: Double
+  /// Ids of tasks being fetched, the longest running first (two at most).
+  public var current: [String] = []
 }

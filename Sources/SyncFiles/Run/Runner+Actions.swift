@@ -41,6 +41,7 @@ extension Runner {
       return feed(i, .couldNotStart(error.message))
     }
     loop.active += 1
+    loop.running.append(i)
     jobs[i].hostSlot = loop.queues.slot(of: host(i))
     loop.queues.count(jobs[i].hostSlot, by: 1)
     reports[i].attempts += 1
@@ -130,7 +131,8 @@ extension Runner {
       partial: jobs[i].flight.partial, hasher: jobs[i].hasher, request: request(i), network: e.network,
       secrets: manifests[jobs[i].manifest].secrets, maxBytes: e.maxBytes, connectTimeout: e.timeout.connect,
       stall: e.timeout.stall, onBody: journalPartial(t),
-      segments: SegmentPolicy.asked(segments: e.segments, expectedBytes: e.expectedBytes), mirrors: mirrors,
+      segments: t.throughProxy && e.segments == nil
+        ? 1 : SegmentPolicy.asked(segments: e.segments, expectedBytes: e.expectedBytes), mirrors: mirrors,
       held: jobs[i].flight.held, onRanges: journalRanges(t), mayHoldBody: !plugins.anyVerifierReadsFile(for: e),
       onDrop: { [journal, id = t.id] in journal.retractPartial(id) })
   }

@@ -113,7 +113,9 @@ extension Runner {
     let previous = journal.state(e.qualifiedID).installed?.sha256
     let digest = reports[i].sha256
     let v = jobs[i].flight.pendingValidators
-    let changed = previous == nil || previous != digest
+    // An edited destination is installed over only when its bytes differ
+    // from the new ones (`sameAsInstalled`): restoring it changes it.
+    let changed = previous == nil || previous != digest || plan.tasks[i].destinationEdited
     let manifest = manifests[jobs[i].manifest]
     journal.update(e.qualifiedID, flush: false) { s in
       // The hooks are owed from the moment the new bytes are in place, in the same record.
@@ -227,7 +229,10 @@ extension Runner {
     let size = jobs[i].flight.partial?.size
     let resumable = jobs[i].resumable && (size ?? 0) > 0
     if !resumable { jobs[i].flight.partial?.discard() }
+    let now = Timestamp.current()
     journal.update(e.qualifiedID, flush: false) { s in
+      // The run that stopped is the last check (status --check names its time).
+      s.lastCheck = now
       s.lastOutcome = .interrupted
       s.lastError = why
       if resumable, let size { s.partial?.offset = size } else { s.partial = nil }

@@ -119,6 +119,8 @@ public final class Runner: @unchecked Sendable {
     var same = SameContent([])
     var waitingRetry: [(at: Double, index: Int)] = []
     var active = 0
+    /// Tasks handed to their transport, in the order they started (the progress line names the first).
+    var running: [Int] = []
     var installing = 0
     /// Files done, for the progress line (a task the run stopped is not).
     var finished = 0
@@ -317,6 +319,7 @@ public final class Runner: @unchecked Sendable {
     switch e {
     case .transfer(let i, let r):
       loop.active -= 1
+      if let k = loop.running.firstIndex(of: i) { loop.running.remove(at: k) }
       loop.queues.count(jobs[i].hostSlot, by: -1)
       feed(i, .tried(took(i, r)))
     case .installed(let done):
@@ -355,7 +358,8 @@ public final class Runner: @unchecked Sendable {
     options.tick?(
       RunProgress(
         done: loop.finished, total: toRun.count, bytes: transports.values.reduce(0) { $0 + $1.bytesReceived },
-        expectedBytes: plan.expectedBytes, active: min(loop.active, options.parallel), elapsed: t - startTime))
+        expectedBytes: plan.expectedBytes, active: min(loop.active, options.parallel), elapsed: t - startTime,
+        current: loop.running.prefix(2).map { plan.tasks[$0].id }))
   }
 
   /// A task has ended: the tasks waiting for its bytes get them, or fetch.

@@ -377,6 +377,33 @@ import Testing
     }
   }
 
+  /// After an interrupted run, `status --check` names that run's time (it
+  /// named the run before), and status says the resume is due now (its
+  /// next_due was the schedule's next time, 6 h on).
+  @Test func statusAfterAnInterruptedRunNamesThatRunAndIsDueNow() throws {
+    server.put("v1", testBytes(10_000, seed: 32))
+    server.put("v2", testBytes(300_000, seed: 33))
+    server.routes(["/a.bin": ["file": "v1", "etag": "\"v1\""]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, schedule: every 6h}"])
+    #expect(try apply().outcome("m/a") == "installed")
+    Thread.sleep(forTimeInterval: 1.2)
+    server.routes(["/a.bin": ["file": "v2", "etag": "\"v2\"", "trickle_bps": 50_000]])
+    let startedAt = Timestamp.current().rfc3339
+    let p = try startInBackground(["apply", "--force", "m.yaml"], cwd: dir)
+    Thread.sleep(forTimeInterval: 1.0)
+    kill(p.processIdentifier, SIGTERM)
+    p.waitUntilExit()
+    #expect(p.terminationStatus == 75)
+    let check = try run(["status", "--check", "m.yaml"], cwd: dir)
+    let named = check.stdout.components(separatedBy: "the last run (").dropFirst().first?.prefix(20) ?? ""
+    #expect(check.status == 1 && String(named) >= startedAt, "\(check.stdout) (the run began \(startedAt))")
+    let status = try run(["status", "--format", "json", "m.yaml"], cwd: dir)
+    let o = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+    let task = (o?["tasks"] as? [[String: Any]])?.first
+    #expect(task?["action"] as? String == "resume", "\(status.stdout)")
+    #expect(task?["next_due"] as? String == o?["now"] as? String, "\(status.stdout)")
+  }
+
   @Test func sigtermStopsWith75KeepingResumeStateAndASecondApplyIsLockedOut() throws {
     server.put("a.bin", testBytes(200_000, seed: 17))
     server.routes(["/a.bin": ["file": "a.bin", "etag": "\"t\"", "trickle_bps": 20_000]])
@@ -509,11 +536,17 @@ import Testing
   @Test func progressIsALiveLineOnRequestAndPlainLinesOtherwise() throws {
     server.put("a.bin", testBytes(40_000, seed: 25))
     server.routes(["/a.bin": ["file": "a.bin", "trickle_bps": 40_000]])
-    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin}"])
-    let live = try run(["apply", "--progress", "always", "m.yaml"], cwd: dir)
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, expected_bytes: 40000}"])
+    let live = try run(["apply", "--progress", "always", "m.yaml"], cwd: dir, env: ["TERM": "xterm"])
     #expect(live.status == 0)
     #expect(live.stderr.contains("\r\u{1b}[K[0/1 files]"), "\(live.stderr.debugDescription)")
-    #expect(live.stderr.contains("1 active"))
+    // A total, a percentage and the file being fetched (issue 55: the line had none of them).
+    #expect(live.stderr.contains(" of 39.1 KiB (") && live.stderr.contains("%)"), "\(live.stderr.debugDescription)")
+    #expect(live.stderr.contains("  m/a"), "\(live.stderr.debugDescription)")
+    // A dumb terminal gets no escape codes: the line is overwritten with spaces.
+    let dumb = try run(["apply", "--force", "--progress", "always", "m.yaml"], cwd: dir, env: ["TERM": "dumb"])
+    #expect(dumb.status == 0 && !dumb.stderr.contains("\u{1b}"), "\(dumb.stderr.debugDescription)")
+    #expect(dumb.stderr.contains("\r[0/1 files]"), "\(dumb.stderr.debugDescription)")
     #expect(live.stdout.contains("1 installed"))
     #expect(live.stderr.contains("syncfiles: installed m/a ("), "\(live.stderr.debugDescription)")
     let plain = try run(["apply", "--force", "m.yaml"], cwd: dir)
@@ -527,7 +560,7 @@ import Testing
     server.put("slow.bin", testBytes(100_000, seed: 26))
     server.routes(["/slow.bin": ["file": "slow.bin", "trickle_bps": 20_000]])
     manifest(["{id: s, url: '\(server.base)/slow.bin', destination: s.bin}"])
-    let r = try run(["apply", "--progress", "always", "--deadline", "1s", "m.yaml"], cwd: dir)
+    let r = try run(["apply", "--progress", "always", "--deadline", "1s", "m.yaml"], cwd: dir, env: ["TERM": "xterm"])
     #expect(r.status == 75)
     #expect(r.stderr.contains("[0/1 files]") && !r.stderr.contains("[1/1 files]"), "\(r.stderr.debugDescription)")
   }

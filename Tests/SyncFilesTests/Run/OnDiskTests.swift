@@ -253,4 +253,29 @@ import Testing
     #expect(changed.outcome("m/a") == "installed" && (changed.tasks["m/a"]?["changed"] as? Bool) == true)
     #expect(FileManager.default.fileExists(atPath: dir + "/fired"))
   }
+
+  /// A destination edited by hand and restored by apply changed: its bytes
+  /// differ from what was there before, so on_change runs (it was
+  /// `changed: false`, "same content", and no hook). A touch alone changes
+  /// nothing.
+  @Test func aFileEditedByHandAndRestoredIsChangedAndFiresTheHook() throws {
+    let a = testBytes(20_000, seed: 5)
+    server.put("a.bin", a)
+    server.routes(["/a.bin": ["file": "a.bin", "etag": "\"e1\""]])
+    manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin, on_change: [touch, '\(dir)/fired']}"])
+    #expect(try apply().outcome("m/a") == "installed")
+    try FileManager.default.removeItem(atPath: dir + "/fired")
+    write(Array("edited by hand\n".utf8), to: dir + "/out/a.bin")
+    let restored = try apply()
+    #expect(restored.outcome("m/a") == "installed" && out("a.bin") == a, "\(restored.run.stdout)")
+    #expect((restored.tasks["m/a"]?["changed"] as? Bool) == true, "\(restored.run.stdout)")
+    #expect(FileManager.default.fileExists(atPath: dir + "/fired"), "on_change ran")
+
+    try FileManager.default.removeItem(atPath: dir + "/fired")
+    var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+    utimensat(AT_FDCWD, dir + "/out/a.bin", &times, 0)
+    let touched = try apply()
+    #expect(touched.outcome("m/a") == "unchanged", "\(touched.run.stdout)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/fired"), "the same bytes: no hook")
+  }
 }

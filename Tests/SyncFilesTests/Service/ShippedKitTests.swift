@@ -8,22 +8,35 @@ import Testing
 
   func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
 
-  /// Docs/syncfiles.1 is what scripts/docs makes from this binary now (the date aside).
+  /// Docs/syncfiles.1 is written by hand and kept current by this test:
+  /// every option of every command's `--help`, every exit code, every
+  /// manifest key and the journal's locations are in it.
   @Test func theManPageIsCurrent() throws {
-    let tool = packageRoot + "/.build/debug/generate-manual-tool"
-    #expect(FileManager.default.isExecutableFile(atPath: tool), "build it with scripts/docs --tool (scripts/test does)")
-    let r = try run([try syncfilesBinary(), "--date", "2026-01-01", "-o", "-"], tool: tool)
-    #expect(r.status == 0, "\(r.stderr)")
-    func body(_ text: String) -> [String] {
-      text.components(separatedBy: "\n").filter { !$0.hasPrefix(".Dd ") }.map { $0.isEmpty ? ".Pp" : $0 }
+    let r = try run(["-l", "-P", "cat", docs + "/syncfiles.1"], env: ["MANWIDTH": "200"], tool: "man")
+    let page = r.stdout
+    for command in ["apply", "plan", "validate", "status", "plugins"] {
+      let help = try run([command, "--help"]).stdout
+      let options = help.split(separator: "\n").compactMap { line -> String? in
+        let t = line.trimmingCharacters(in: .whitespaces)
+        guard t.hasPrefix("--") || t.hasPrefix("-v") else { return nil }
+        return t.split(separator: " ").first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: ",")) }
+      }
+      for option in options { #expect(page.contains(option), "syncfiles(1) lacks \(command) \(option)") }
     }
-    let fresh = body(r.stdout)
-    let committed = body(try read(docs + "/syncfiles.1"))
-    #expect(fresh == committed, "Docs/syncfiles.1 is stale: run scripts/docs and commit")
+    for code in ["0", "1", "2", "3", "75"] {
+      #expect(page.contains("\n       \(code)\n") || page.contains("\n       \(code) "), "EXIT STATUS lacks \(code)")
+    }
+    for key in ManifestReferenceTests.accepted {
+      let leaf = String(key.split(separator: ".").last!)
+      #expect(page.contains(leaf), "MANIFEST lacks \(key)")
+    }
+    for section in ["ENVIRONMENT", "FILES", "EXAMPLES", "SEE ALSO", "/var/lib/syncfiles/journal"] {
+      #expect(page.contains(section), "syncfiles(1) lacks \(section)")
+    }
   }
 
   @Test func theManPageRendersWithoutWarnings() throws {
-    let r = try run(["-l", "-P", "cat", docs + "/syncfiles.1"], env: ["MANWIDTH": "100"], tool: "man")
+    let r = try run(["-l", "--warnings", "-P", "cat", docs + "/syncfiles.1"], env: ["MANWIDTH": "100"], tool: "man")
     #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
     for text in ["SYNOPSIS", "--metrics FILE", "--horizon DURATION", "--check", "--max-late DURATION"] {
       #expect(r.stdout.contains(text), "man page lacks \(text)")
@@ -128,19 +141,32 @@ import Testing
     let volumes = podSpec?["volumes"] as? [[String: Any]] ?? []
     let claim = volumes.compactMap { ($0["persistentVolumeClaim"] as? [String: Any])?["claimName"] as? String }
     #expect(claim == ["syncfiles-data"])
-    let args = ((podSpec?["containers"] as? [[String: Any]])?.first?["args"] as? [String]) ?? []
-    #expect(args.first == "apply" && args.contains("--journal=/data/state/journal"))
+    let container = (podSpec?["containers"] as? [[String: Any]])?.first
+    let command = ((container?["args"] as? [String]) ?? []).first ?? ""
+    #expect(container?["command"] as? [String] == ["/bin/sh", "-c"])
+    #expect(command.hasPrefix("syncfiles apply") && command.contains("--journal=/data/state/journal"))
+    // The image is tagged with the version the binary says.
+    let version = try run(["--version"]).stdout.split(separator: " ").dropFirst().first.map(String.init) ?? "?"
+    #expect((container?["image"] as? String)?.hasSuffix(":" + version) == true, "image tag against \(version)")
 
-    // The ConfigMap's manifest validates, and the container's arguments parse.
+    // Exit 75 (stopped early, resumable) is no failed Job; 1 and 2 stay failures.
     let dir = makeTempDir()
     defer { try? FileManager.default.removeItem(atPath: dir) }
+    write("#!/bin/sh\nexit $CODE\n", to: dir + "/syncfiles")
+    chmod(dir + "/syncfiles", 0o755)
+    for (code, job) in [(0, 0), (75, 0), (1, 1), (2, 2)] {
+      let r = try run(["-c", command], env: ["PATH": dir + ":/usr/bin:/bin", "CODE": "\(code)"], tool: "/bin/sh")
+      #expect(r.status == Int32(job), "syncfiles exit \(code): the Job's container exits \(r.status)")
+    }
+
+    // The ConfigMap's manifest validates, and the container's command line parses.
     let manifests = (docs[1]["data"] as? [String: String]) ?? [:]
     for (name, text) in manifests { write(text.replacingOccurrences(of: "/data", with: dir), to: dir + "/" + name) }
     #expect(try run(["validate", dir]).status == 0)
-    let dry = args.map {
-      $0.replacingOccurrences(of: "/data", with: dir).replacingOccurrences(of: "/etc/syncfiles.d", with: dir)
-    }
-    let plan = try run(dry + ["--dry-run"])
+    let dry = command.replacingOccurrences(of: "syncfiles apply", with: "syncfiles apply --dry-run")
+      .replacingOccurrences(of: "/data", with: dir).replacingOccurrences(of: "/etc/syncfiles.d", with: dir)
+    let binFolder = (try syncfilesBinary() as NSString).deletingLastPathComponent
+    let plan = try run(["-c", dry], env: ["PATH": binFolder + ":/usr/bin:/bin"], tool: "/bin/sh")
     #expect(plan.status == 0 && plan.stdout.contains("datasets/iris"), "\(plan.stderr)")
   }
 
