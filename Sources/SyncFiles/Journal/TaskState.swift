@@ -47,6 +47,22 @@ public struct TaskState: Sendable, Hashable {
     /// A segmented partial (SPEC §8.3): the file is as long as the whole and
     /// holds exactly these bytes; nil for one stream, which holds `0..<size`.
     public var ranges: ByteRanges?
+    /// The boot `ranges` was recorded in: unflushed bytes it names may have
+    /// been lost by a power cut since, when the machine booted again (`BootID`).
+    public var boot: String?
+    /// Of `ranges`, those known flushed to disk (recorded after an
+    /// `fdatasync`): what a later boot may trust.
+    public var durable: ByteRanges?
+
+    /// The ranges a resume may trust in boot `now`: all in the boot that
+    /// recorded them (a kill keeps the page cache), only the flushed ones
+    /// after a reboot. Journals without a boot are trusted as before.
+    public func trustedRanges(boot now: String) -> ByteRanges? {
+      guard let ranges else { return nil }
+      guard let boot, boot != now else { return ranges }
+      return durable ?? ByteRanges()
+    }
+
     public init(
       path: String, offset: Int64, totalBytes: Int64? = nil, etag: String? = nil, lastModified: String? = nil,
       dateIsStrong: Bool = false
@@ -115,6 +131,10 @@ extension TaskState {
       if let r = p.ranges {
         po.append(("ranges", .array(r.ranges.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })))
       }
+      if let b = p.boot { po.append(("boot", .string(b))) }
+      if let d = p.durable {
+        po.append(("durable", .array(d.ranges.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })))
+      }
       o.append(("partial", .object(po)))
     }
     if failures > 0 { o.append(("failures", .int(Int64(failures)))) }
@@ -146,6 +166,10 @@ extension TaskState {
         lastModified: p["last_modified"]?.stringValue, dateIsStrong: p["lm_strong"]?.boolValue ?? false)
       if let r = p["ranges"] {
         if case .array(let list) = r { partial?.ranges = Self.ranges(list) } else { partial?.ranges = ByteRanges() }
+      }
+      partial?.boot = p["boot"]?.stringValue
+      if let d = p["durable"] {
+        if case .array(let list) = d { partial?.durable = Self.ranges(list) } else { partial?.durable = ByteRanges() }
       }
     }
     failures = Int(v["failures"]?.intValue ?? 0)

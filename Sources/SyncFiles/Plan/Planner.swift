@@ -351,10 +351,13 @@ public enum Planner {
   static func resumable(_ p: TaskState.Partial?, fact: FileFact?) -> (TaskState.Partial, Int64)? {
     guard let p, let fact, fact.isRegular, fact.size > 0, p.validators.ifRange != nil else { return nil }
     if let total = p.totalBytes, fact.size > total { return nil }
-    // A segmented partial is as long as the whole file and holds its ranges.
-    if let ranges = p.ranges {
+    // A segmented partial is as long as the whole file and holds its ranges:
+    // after a reboot, only those it flushed (a power cut left the rest zeros).
+    if let ranges = p.trustedRanges(boot: BootID.current) {
       guard let total = p.totalBytes, fact.size == total, ranges.count > 0 else { return nil }
-      return (p, ranges.count)
+      var trusted = p
+      trusted.ranges = ranges
+      return (trusted, ranges.count)
     }
     return (p, fact.size)
   }

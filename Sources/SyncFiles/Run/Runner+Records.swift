@@ -4,13 +4,16 @@
 /// steps that need no transfer: adopting a file that already holds its
 /// sha256, and correcting a mode.
 extension Runner {
-  /// The journal hears which bytes a segmented partial holds as they grow.
-  func journalRanges(_ t: PlannedTask) -> @Sendable (ByteRanges?, Int64) -> Void {
+  /// The journal hears which bytes a segmented partial holds as they grow,
+  /// in this boot, and which of them are flushed (`durable`).
+  func journalRanges(_ t: PlannedTask) -> @Sendable (ByteRanges?, Int64, Bool) -> Void {
     let id = t.id
-    return { [journal] ranges, total in
+    return { [journal] ranges, total, durable in
       journal.update(id) { s in
         s.partial?.ranges = ranges
         s.partial?.totalBytes = total
+        s.partial?.boot = ranges == nil ? nil : BootID.current
+        if durable { s.partial?.durable = ranges }
         if let ranges { s.partial?.offset = ranges.count }
       }
     }

@@ -30,8 +30,9 @@
 /// - The journal hears which bytes are held whenever a range has written
 ///   `journalStep` bytes since it last did, at least once a second, and at
 ///   each range's end, so that a kill -9 costs at most `journalStep` a
-///   range again (SPEC §9.1). The partial is flushed to disk first: the
-///   journal never claims bytes a power cut could take (SPEC §9.2).
+///   range again (SPEC §9.1). Those claims hold for this boot only (a kill
+///   keeps the page cache); when the group ends the partial is flushed and
+///   the claim marked durable, the one a later boot trusts (SPEC §9.2).
 final class SegmentGroup {
   unowned let engine: TransferEngine
   let spec: TransferSpec
@@ -109,7 +110,7 @@ final class SegmentGroup {
   /// reserves the file: a kill between the two leaves a journal that knows
   /// the partial is segmented (never read as one stream).
   func prepare(missing: [Range<Int64>]) -> TransferOutcome? {
-    spec.onRanges?(held, total)
+    spec.onRanges?(held, total, false)
     do { try partial.preallocate(total) } catch { return .failed(.partialFile(error)) }
     pending = missing
     return nil
@@ -319,11 +320,11 @@ final class SegmentGroup {
     return end
   }
 
-  /// Tells the journal what is held, once it is on disk.
+  /// Tells the journal what is held, in this boot (not flushed: a flush
+  /// here made a fast transfer wait for the disk at every step).
   private func journal() {
     lastJournal = monotonicSeconds()
-    guard partial.syncWritten() else { return }
-    spec.onRanges?(extents, total)
+    spec.onRanges?(extents, total, false)
     for m in members { m.claimed = m.next }
   }
 
@@ -405,8 +406,8 @@ final class SegmentGroup {
       ranges = nil
       hashedUpTo = min(hashedUpTo, held.prefix)
     }
-    // What the journal is told it holds must be on disk (kept unclaimed if the flush fails).
-    if partial.syncWritten() { spec.onRanges?(ranges, total) }
+    // Flushed, the ranges held are what a later boot may trust.
+    spec.onRanges?(ranges, total, partial.syncWritten())
     let head = ResponseHead(status: 206, validators: validators, totalBytes: total, offset: 0, restarted: false)
     var r = TransferResult(id: spec.id, outcome: outcome, hasher: spec.hasher)
     r.status = confirmed ? 206 : 200

@@ -50,9 +50,10 @@ public final class TransferSpec: @unchecked Sendable {
   /// Ranges held since an earlier run: the transfer asks only for the rest.
   public let held: HeldRanges?
   /// Called on the engine thread with the bytes a segmented partial holds
-  /// (and the whole size), before the first range lands and as they grow.
-  /// Nil ranges: the partial is one stream again (its held prefix).
-  public let onRanges: (@Sendable (ByteRanges?, Int64) -> Void)?
+  /// (and the whole size), before the first range lands and as they grow;
+  /// true when they were flushed first. Nil ranges: the partial is one
+  /// stream again (its held prefix).
+  public let onRanges: (@Sendable (ByteRanges?, Int64, Bool) -> Void)?
   /// Called on the engine thread before bytes the partial held are dropped
   /// (cut back for a whole new body): the journal stops claiming them first.
   public let onDrop: (@Sendable () -> Void)?
@@ -67,7 +68,7 @@ public final class TransferSpec: @unchecked Sendable {
     network: NetworkOptions = NetworkOptions(), secrets: Secrets = Secrets(), maxBytes: Int64? = nil,
     connectTimeout: TimeSpan, stall: TimeSpan, onBody: @escaping @Sendable (ResponseHead) -> Void,
     segments: Int? = 1, mirrors: [(url: String, name: String)] = [], held: HeldRanges? = nil,
-    onRanges: (@Sendable (ByteRanges?, Int64) -> Void)? = nil, mayHoldBody: Bool = false,
+    onRanges: (@Sendable (ByteRanges?, Int64, Bool) -> Void)? = nil, mayHoldBody: Bool = false,
     onDrop: (@Sendable () -> Void)? = nil
   ) {
     self.id = id

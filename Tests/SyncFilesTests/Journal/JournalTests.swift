@@ -619,3 +619,27 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
     #expect(CRC32.folds == (flags.contains(" pclmulqdq") && flags.contains(" sse4_1")))
   }
 }
+
+/// Claims of a segmented partial hold in the boot that made them; after a
+/// reboot (a power cut) only the flushed ones do (SPEC §9.2).
+@Suite struct BootClaimTests {
+  @Test func rangesFromAnEarlierBootAreTrustedOnlyWhereFlushed() throws {
+    var p = TaskState.Partial(path: "/p", offset: 0, totalBytes: 100, etag: "\"e\"")
+    p.ranges = ByteRanges([0..<60])
+    p.boot = "A"
+    p.durable = ByteRanges([0..<20])
+    #expect(p.trustedRanges(boot: "A") == ByteRanges([0..<60]), "a kill keeps the page cache")
+    #expect(p.trustedRanges(boot: "B") == ByteRanges([0..<20]), "a new boot: the flushed part alone")
+    p.durable = nil
+    #expect(p.trustedRanges(boot: "B") == ByteRanges(), "nothing flushed: nothing trusted")
+    p.boot = nil
+    #expect(p.trustedRanges(boot: "B") == ByteRanges([0..<60]), "a journal from before boots were recorded")
+    // The fields go through the journal's record and back.
+    var s = TaskState(id: "m/a")
+    p.boot = "A"
+    p.durable = ByteRanges([0..<20])
+    s.partial = p
+    let back = try #require(TaskState(json: s.json))
+    #expect(back.partial?.boot == "A" && back.partial?.durable == ByteRanges([0..<20]))
+  }
+}

@@ -20,11 +20,11 @@ import Testing
     let r = try w.apply()
     #expect(r.exit == 0 && r.outcomes.values.allSatisfy { $0 == "installed" }, "\(r.outcomes)")
     w.promise(r)
-    w.fs.cutPower()
+    w.cutPower()
     try w.fs.start()
     w.check()
     #expect(w.counts.lost == 0 && w.counts.torn == 0, "\(w.counts)")
-    let status = try run(["status", "--format", "json", "m.yaml"], cwd: w.dir)
+    let status = try run(["status", "--format", "json", "m.yaml"], cwd: w.dir, env: w.env)
     #expect(status.status == 0 && !status.stdout.contains("\"partial\":{"), "\(status.stdout)")
   }
 
@@ -65,7 +65,7 @@ import Testing
         w.counts.cuts += 1
         w.counts.midTransfer += 1
         w.promise(r)
-        w.fs.cutPower()
+        w.cutPower()
         try w.fs.start()
         w.check(at: f.description)
         try w.converge(at: f.description)
@@ -98,7 +98,7 @@ import Testing
         w.promise(p.result())
       }
       w.counts.cuts += 1
-      w.fs.cutPower()
+      w.cutPower()
       try w.fs.start()
       w.check(at: "random cut \(round)")
       if round % 5 == 4 { try w.converge(at: "after random cut \(round)") }
@@ -156,6 +156,16 @@ final class PowerCutWorld {
   var promised: Set<String> = []
   var counts = PowerCutCounts()
   var failures: [String] = []
+  /// The machine's boot, as syncfiles sees it (`SYNCFILES_BOOT_ID`): a power
+  /// cut is a reboot, which LazyFS does not do, so a cut makes a new one.
+  var boot = UUID().uuidString
+  var env: [String: String] { ["SYNCFILES_BOOT_ID": boot] }
+
+  /// The power goes, and the machine boots again.
+  func cutPower() {
+    fs.cutPower()
+    boot = UUID().uuidString
+  }
 
   init(small: Int, large: Int, largeSize: Int = 0) throws {
     fs = try LazyFS()
@@ -225,6 +235,7 @@ final class PowerCutWorld {
     p.executableURL = URL(fileURLWithPath: try syncfilesBinary())
     p.arguments = ["apply", "--format", "json", "m.yaml"]
     p.currentDirectoryURL = URL(fileURLWithPath: dir)
+    p.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
     p.standardOutput = FileHandle(forWritingAtPath: out)
     p.standardError = FileHandle(forWritingAtPath: "/dev/null")
     try p.run()
@@ -232,7 +243,7 @@ final class PowerCutWorld {
   }
 
   func apply() throws -> Result {
-    let r = try run(["apply", "--format", "json", "m.yaml"], cwd: dir)
+    let r = try run(["apply", "--format", "json", "m.yaml"], cwd: dir, env: env)
     var outcomes: [String: String] = [:]
     if let o = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
       let tasks = o["tasks"] as? [[String: Any]]
@@ -276,7 +287,7 @@ final class PowerCutWorld {
   /// Each partial the journal names holds what it claims: the ranges it
   /// lists, or (one stream) a prefix of the version it was started under.
   func checkJournalClaims(at point: String) {
-    let status = try? run(["status", "--format", "json", "m.yaml"], cwd: dir)
+    let status = try? run(["status", "--format", "json", "m.yaml"], cwd: dir, env: env)
     if status?.status != 0 { fail(\.badClaims, "\(point): status failed: \(status?.stderr ?? "")") }
     let text = String(decoding: readBytes(fs.mount + "/state/journal") ?? [], as: UTF8.self)
     var latest: [String: [String: Any]] = [:]
@@ -295,7 +306,10 @@ final class PowerCutWorld {
       else { continue }
       let v = etag.hasPrefix("\"v1-") ? 1 : 0
       let served = versions[v][name] ?? []
-      if let ranges = p["ranges"] as? [[Int]] {
+      // Ranges recorded in an earlier boot hold only where they were flushed (`durable`).
+      let sameBoot = p["boot"] as? String == boot
+      if let claimed = p["ranges"] as? [[Int]] {
+        let ranges = sameBoot || p["boot"] == nil ? claimed : (p["durable"] as? [[Int]] ?? [])
         for r in ranges where r.count == 2 {
           let ok = r[1] <= bytes.count && r[1] <= served.count && bytes[r[0]..<r[1]] == served[r[0]..<r[1]]
           if !ok { fail(\.badClaims, "\(point): \(name)'s partial lacks bytes \(r[0])-\(r[1]) the journal claims") }
