@@ -56,4 +56,27 @@ import Testing
       #expect(page.contains(leaf.replacingOccurrences(of: "_", with: "_")), "syncfiles-manifest(5) lacks \(key)")
     }
   }
+
+  /// Every link of the README and the manual points at a file in the
+  /// repository that exists; none leaves it (SPEC §9.5).
+  @Test func noLinkLeavesTheRepository() throws {
+    let docs = try FileManager.default.contentsOfDirectory(atPath: packageRoot + "/Docs").filter { $0.hasSuffix(".md") }
+    let pages = ["README.md", "Benchmarks/README.md"] + docs.map { "Docs/" + $0 }
+    let link = try Regex(#"\]\(([^)\s]+)\)"#)
+    for page in pages {
+      let text = try String(contentsOfFile: packageRoot + "/" + page, encoding: .utf8)
+      let folder = (page as NSString).deletingLastPathComponent
+      for m in text.matches(of: link) {
+        let target = String(m.output[1].substring ?? "")
+        #expect(!target.contains("://"), "\(page) links outside: \(target)")
+        let file = String(target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0])
+        guard !file.isEmpty, !target.contains("://") else { continue }
+        let path = ((packageRoot + "/" + folder) as NSString).appendingPathComponent(file)
+        let inside = (path as NSString).standardizingPath.hasPrefix(packageRoot)
+        #expect(
+          inside && FileManager.default.fileExists(atPath: path),
+          "\(page) links to \(target): no such file in the repository")
+      }
+    }
+  }
 }
