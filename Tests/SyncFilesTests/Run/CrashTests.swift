@@ -30,7 +30,7 @@ import Testing
       for (name, bytes) in versions {
         server.put("\(tag)-\(name)", bytes)
         var r: [String: Any] = ["file": "\(tag)-\(name)", "etag": "\"\(tag)-\(name)\""]
-        if bytes.count > 1_000_000 { r["trickle_bps"] = 1_000_000 }
+        if bytes.count > 1_000_000 { r["trickle_bps"] = 400_000 }
         routes["/" + name] = r
       }
       server.routes(routes)
