@@ -313,30 +313,7 @@ public final class TransferEngine: @unchecked Sendable {
     let s = t.spec
     guard s.segments != 1, !s.isFile, s.held == nil, let p = t.partial, let total else { return }
     // The first piece answered 206: the ranges go on from its end.
-    if t.status == 206, let end = t.firstPiece {
-      guard end < total else { return }  // the first piece is the whole file
-      guard let v = t.validators, let ifRange = v.ifRange else {
-        // Ranges of one version need a strong validator: the whole file, once more.
-        t.askWhole = true
-        t.notes.append(
-          "segments: \(s.segments ?? 1) asked; fetched as one stream: no strong validator (ETag, or a strong Last-Modified) to keep the ranges of one version"
-        )
-        return
-      }
-      let n = min(s.segments ?? 1, rangeCap)
-      let size = ByteRanges.pieceSize(total: total, ranges: n, minimum: SegmentGroup.minimumSplit)
-      let parts = ByteRanges.pieces([end..<total], size: size)
-      let g = SegmentGroup(
-        engine: self, spec: s, done: t.done, partial: p, total: total, validators: v, ifRange: ifRange,
-        url: t.url, held: ByteRanges(), hashed: 0, wanted: min(n, parts.count + 1), confirmed: true)
-      if let failure = g.prepare(missing: parts) {
-        t.failure = failure
-        return
-      }
-      g.adopt(first: t, end: end)
-      groups.append(g)
-      return
-    }
+    if t.status == 206, let end = t.firstPiece { return continueFirstPiece(t, end: end, total: total, partial: p) }
     guard t.status == 200, t.firstPiece == nil else { return }
     let n = min(s.segments ?? SegmentPolicy.forSize(total), rangeCap)
     guard n > 1 else { return }
@@ -364,6 +341,33 @@ public final class TransferEngine: @unchecked Sendable {
       return
     }
     g.handOver(from: t)
+    groups.append(g)
+  }
+
+  /// The first piece answered 206 and the file is larger: the pieces after
+  /// it as ranges of one version, or the whole file once more when no
+  /// strong validator names one.
+  private func continueFirstPiece(_ t: Transfer, end: Int64, total: Int64, partial p: PartialFile) {
+    let s = t.spec
+    guard end < total else { return }  // the first piece is the whole file
+    guard let v = t.validators, let ifRange = v.ifRange else {
+      t.askWhole = true
+      t.notes.append(
+        "segments: \(s.segments ?? 1) asked; fetched as one stream: no strong validator (ETag, or a strong Last-Modified) to keep the ranges of one version"
+      )
+      return
+    }
+    let n = min(s.segments ?? 1, rangeCap)
+    let size = ByteRanges.pieceSize(total: total, ranges: n, minimum: SegmentGroup.minimumSplit)
+    let parts = ByteRanges.pieces([end..<total], size: size)
+    let g = SegmentGroup(
+      engine: self, spec: s, done: t.done, partial: p, total: total, validators: v, ifRange: ifRange,
+      url: t.url, held: ByteRanges(), hashed: 0, wanted: min(n, parts.count + 1), confirmed: true)
+    if let failure = g.prepare(missing: parts) {
+      t.failure = failure
+      return
+    }
+    g.adopt(first: t, end: end)
     groups.append(g)
   }
 

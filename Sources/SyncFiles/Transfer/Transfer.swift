@@ -128,19 +128,8 @@ final class Transfer {
     var total = length
     var restarted = false
     if status == 206 && firstPiece != nil && (partial?.size ?? 0) == 0 {
-      // The first piece: a new partial, the size from Content-Range.
-      guard let cr = header(.contentRange).flatMap(ContentRange.parse), cr.start == 0, let whole = cr.total else {
-        failure = .restart("the server answered the first piece without a usable Content-Range")
-        return false
-      }
-      do {
-        if partial == nil { partial = try PartialFile(root: spec.root, relative: spec.relative, resume: false) }
-      } catch {
-        failure = .failed(.partialFile(error))
-        return false
-      }
+      guard let whole = startFirstPiece() else { return false }
       total = whole
-      firstPiece = min(whole, (cr.end ?? (whole - 1)) + 1)
     } else if status == 206 {
       guard let p = partial, let cr = header(.contentRange).flatMap(ContentRange.parse) else {
         failure = .restart("the server answered 206 without a usable Content-Range")
@@ -186,6 +175,23 @@ final class Transfer {
     // Handed over to ranges (`SegmentGroup.handOver`), or to be asked for
     // whole: this body is not written.
     return failure == nil && !handedOver && !askWhole
+  }
+
+  /// The first piece answered 206: a new partial, and the whole size from
+  /// `Content-Range` (nil, with `failure` set, when there is none to use).
+  func startFirstPiece() -> Int64? {
+    guard let cr = header(.contentRange).flatMap(ContentRange.parse), cr.start == 0, let whole = cr.total else {
+      failure = .restart("the server answered the first piece without a usable Content-Range")
+      return nil
+    }
+    do {
+      if partial == nil { partial = try PartialFile(root: spec.root, relative: spec.relative, resume: false) }
+    } catch {
+      failure = .failed(.partialFile(error))
+      return nil
+    }
+    firstPiece = min(whole, (cr.end ?? (whole - 1)) + 1)
+    return whole
   }
 
   /// A whole body (not a resume): what the partial held, if anything, is of
