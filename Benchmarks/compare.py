@@ -456,16 +456,7 @@ def main():
                 f.write("  - " + e + "\n")
 
     def lists(d, names):
-        """url lists for the peers: curl config, aria2c input, wget2 input."""
-        with open(os.path.join(d, "curl.cfg"), "w") as f:
-            for n in names:
-                f.write('url = "%s/%s"\noutput = "dest/%s"\n' % (base, n, n))
-        with open(os.path.join(d, "aria2.txt"), "w") as f:
-            for n in names:
-                f.write("%s/%s\n  out=%s\n" % (base, n, n))
-        with open(os.path.join(d, "wget2.txt"), "w") as f:
-            for n in names:
-                f.write("%s/%s\n" % (base, n))
+        peer_lists(d, base, names)
 
     def spec_floor():
         """Benchmarks/spec-floor.c built once: the SPEC's steps in C and nothing else
@@ -901,6 +892,19 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
 
 
+def peer_lists(d, base, names):
+    """url lists for the peers: curl config, aria2c input, wget2 input."""
+    with open(os.path.join(d, "curl.cfg"), "w") as f:
+        for n in names:
+            f.write('url = "%s/%s"\noutput = "dest/%s"\n' % (base, n, n))
+    with open(os.path.join(d, "aria2.txt"), "w") as f:
+        for n in names:
+            f.write("%s/%s\n  out=%s\n" % (base, n, n))
+    with open(os.path.join(d, "wget2.txt"), "w") as f:
+        for n in names:
+            f.write("%s/%s\n" % (base, n))
+
+
 def journal_offset(path):
     """The bytes the last journal record says a partial holds (0 when none)."""
     try:
@@ -989,15 +993,7 @@ def w9(work, www, sf, manifest, bench):
     os.makedirs(d)
     manifest(os.path.join(d, "m.yaml"),
              ["{id: f%d, url: '%s/%s', destination: %s}" % (i, base, n, n) for i, n in enumerate(names)])
-    with open(os.path.join(d, "curl.cfg"), "w") as f:
-        for n in names:
-            f.write('url = "%s/%s"\noutput = "dest/%s"\n' % (base, n, n))
-    with open(os.path.join(d, "aria2.txt"), "w") as f:
-        for n in names:
-            f.write("%s/%s\n  out=%s\n" % (base, n, n))
-    with open(os.path.join(d, "wget2.txt"), "w") as f:
-        for n in names:
-            f.write("%s/%s\n" % (base, n))
+    peer_lists(d, base, names)
     tools = {
         "syncfiles": [sf, "apply", "--quiet", "m.yaml"],
         "curl --parallel --parallel-immediate": ["curl", "-s", "--parallel", "--parallel-immediate",

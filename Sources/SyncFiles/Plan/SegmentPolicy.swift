@@ -9,8 +9,11 @@ public enum SegmentPolicy {
   /// What an entry asks for before any answer: `segments` as written
   /// (nil: `auto`), or under `auto` `autoRanges` when it expects at least
   /// `autoThreshold` bytes. Nil when only the size an answer names will tell.
-  public static func asked(segments: Int?, expectedBytes: Int64?) -> Int? {
+  /// Through a proxy `auto` is one stream: a cache may answer a range with
+  /// the whole file (SPEC §9.3).
+  public static func asked(segments: Int?, expectedBytes: Int64?, throughProxy: Bool = false) -> Int? {
     if let segments { return segments }
+    if throughProxy { return 1 }
     return (expectedBytes ?? 0) >= autoThreshold ? autoRanges : nil
   }
 

@@ -131,8 +131,8 @@ extension Runner {
       partial: jobs[i].flight.partial, hasher: jobs[i].hasher, request: request(i), network: e.network,
       secrets: manifests[jobs[i].manifest].secrets, maxBytes: e.maxBytes, connectTimeout: e.timeout.connect,
       stall: e.timeout.stall, onBody: journalPartial(t),
-      segments: t.throughProxy && e.segments == nil
-        ? 1 : SegmentPolicy.asked(segments: e.segments, expectedBytes: e.expectedBytes), mirrors: mirrors,
+      segments: SegmentPolicy.asked(
+        segments: e.segments, expectedBytes: e.expectedBytes, throughProxy: t.throughProxy), mirrors: mirrors,
       held: jobs[i].flight.held, onRanges: journalRanges(t), mayHoldBody: !plugins.anyVerifierReadsFile(for: e),
       onDrop: { [journal, id = t.id] in journal.retractPartial(id) })
   }
