@@ -315,8 +315,7 @@ public enum Planner {
     let asked = SegmentPolicy.asked(segments: t.entry.segments, expectedBytes: t.entry.expectedBytes) ?? 1
     guard asked > 1 else { return }
     if t.throughProxy && t.entry.segments == nil {
-      t.reason +=
-        "; one stream through the proxy (a cache may answer ranges with the whole file; set segments to ask for ranges)"
+      t.reason += "; " + SegmentPolicy.proxyNote
       return
     }
     guard cap > 1 else {

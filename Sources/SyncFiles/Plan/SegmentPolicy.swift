@@ -17,6 +17,17 @@ public enum SegmentPolicy {
     return (expectedBytes ?? 0) >= autoThreshold ? autoRanges : nil
   }
 
+  /// What `plan`, the report and `--verbose` say of a file that `auto`
+  /// would fetch in ranges but that goes through a proxy.
+  public static let proxyNote =
+    "one stream through the proxy (a cache may answer ranges with the whole file; set segments to ask for ranges)"
+
+  /// True when `auto` fetched a file of `total` bytes as one stream only
+  /// because it went through a proxy.
+  public static func keptWholeByProxy(segments: Int?, throughProxy: Bool, total: Int64?) -> Bool {
+    segments == nil && throughProxy && (total ?? 0) >= autoThreshold
+  }
+
   /// Under `auto`, the ranges for a file of `total` bytes.
   public static func forSize(_ total: Int64) -> Int { total >= autoThreshold ? autoRanges : 1 }
 }

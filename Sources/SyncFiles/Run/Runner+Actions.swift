@@ -196,7 +196,17 @@ extension Runner {
       f.held = HeldRanges(ranges: rs, total: total, validators: h.validators, hashed: r.hashed)
     }
     if r.segments > 1 { reports[i].segments = r.segments }
-    for note in r.notes where !reports[i].warnings.contains(note) { reports[i].warnings.append(note) }
+    var notes = r.notes
+    let t = plan.tasks[i]
+    if SegmentPolicy.keptWholeByProxy(
+      segments: t.entry.segments, throughProxy: t.throughProxy, total: r.head?.totalBytes)
+    {
+      notes.append(SegmentPolicy.proxyNote)
+    }
+    for note in notes where !reports[i].warnings.contains(note) {
+      reports[i].warnings.append(note)
+      options.verbose?("\(t.id): \(note)")
+    }
     f.head = r.head
     f.pendingValidators = r.validators
     f.verifiedDigest = nil

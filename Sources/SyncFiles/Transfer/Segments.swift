@@ -192,7 +192,12 @@ final class SegmentGroup {
     }
     // What went wrong, in words; each starts the file over or falls back.
     guard status == 206 else {
-      if status == 200 && !confirmed {
+      if status == 200 && !confirmed && now?.names(ifRange: ifRange) != true {
+        // A whole body of another version (a cache answering from its
+        // previous copy while it refreshes): its bytes are not of the
+        // version this group's validators name, so none of them is kept.
+        t.failure = .restart("the server answered the first range with the whole file of another version")
+      } else if status == 200 && !confirmed {
         // The server does not honour ranges after all: the answer for the
         // first piece is the whole file, from byte 0, and goes on alone.
         fallBack("the server answered a range request with the whole file; fetched as one stream")

@@ -9,6 +9,11 @@ import Testing
 @Suite(.serialized) struct FleetCacheTests {
   static let nodes = 4
 
+  /// A node's manifest `n.yaml` with one file entry.
+  func writeNode(_ dir: String, entry: String) {
+    write("version: 1\nname: n\nroot: out\njournal: state/journal\nfiles:\n  - \(entry)\n", to: dir + "/n.yaml")
+  }
+
   func sweep(_ dirs: [String]) throws {
     for d in dirs {
       let r = try run(["apply", "--quiet", "--force", "n.yaml"], cwd: d)
@@ -35,16 +40,7 @@ import Testing
     for _ in 0..<Self.nodes {
       let d = makeTempDir()
       dirs.append(d)
-      write(
-        """
-        version: 1
-        name: n
-        root: out
-        journal: state/journal
-        files:
-          - {id: a, url: '\(origin.base)/a.bin', destination: a.bin, proxy: '\(squid.url)'}
-
-        """, to: d + "/n.yaml")
+      writeNode(d, entry: "{id: a, url: '\(origin.base)/a.bin', destination: a.bin, proxy: '\(squid.url)'}")
     }
     defer { for d in dirs { try? FileManager.default.removeItem(atPath: d) } }
     try sweep(dirs)
@@ -73,6 +69,25 @@ import Testing
     #expect(more == 0, "the origin was asked \(more) times")
     let plan = try run(["plan", "--format", "json", "--force", "n.yaml"], cwd: dirs[0])
     #expect(plan.stdout.contains("\"cache_max_age\":300"), "\(plan.stdout)")
+  }
+
+  /// A file that `auto` would fetch in ranges goes through a proxy as one
+  /// stream, and the report's warnings and `-v` say why (SPEC §9.3).
+  @Test func aLargeFileThroughAProxyIsOneStreamAndTheReportSaysSo() throws {
+    let squid = try Squid()
+    let origin = try NginxServer()
+    let big = testBytes(64 << 20, seed: 82)
+    origin.put("big.bin", big, mtime: timeFromNow(-7200))
+    let d = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: d) }
+    writeNode(d, entry: "{id: big, url: '\(origin.base)/big.bin', destination: big.bin, proxy: '\(squid.url)'}")
+    let r = try run(["apply", "-v", "--format", "json", "n.yaml"], cwd: d)
+    #expect(r.status == 0, "\(r.stderr)")
+    let whole = readBytes(d + "/out/big.bin") == big  // not the arrays: a failure would print them
+    #expect(whole)
+    #expect(r.stdout.contains(SegmentPolicy.proxyNote), "the report: \(r.stdout)")
+    #expect(r.stderr.contains("n/big: " + SegmentPolicy.proxyNote), "-v")
+    #expect(!origin.accessLog.contains { $0.contains("206") }, "no range was asked for")
   }
 
   /// Through a proxy, a strong date goes alone; cache_max_age sets max-age.

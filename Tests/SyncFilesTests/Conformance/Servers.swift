@@ -136,6 +136,17 @@ final class TestCA {
 
 /// nginx on loopback, plain or with TLS and HTTP/2; its access log names
 /// the connection (`$connection`) and protocol of every request.
+/// The lines every nginx of the tests starts with: in the foreground, its
+/// pid and error log in `dir`.
+func nginxPreamble(_ dir: String) -> String {
+  "daemon off;\npid \(dir)/nginx.pid;\nerror_log \(dir)/error.log;\nevents { worker_connections 1024; }"
+}
+
+/// nginx's temporary folders, in `dir` (the defaults are the system's).
+func nginxTempPaths(_ dir: String) -> String {
+  ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(dir)/\($0);" }.joined(separator: " ")
+}
+
 final class NginxServer: WebServer {
   let dir = makeTempDir()
   let port: Int
@@ -159,8 +170,6 @@ final class NginxServer: WebServer {
     port = try freePort()
     try FileManager.default.createDirectory(atPath: dir + "/www", withIntermediateDirectories: true)
     chmod(dir, 0o755)
-    let d = dir
-    let temps = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(d)/\($0);" }
     let p = port
     let suffix = tls == nil ? "" : " ssl\(http2 ? " http2" : "")"
     let listen =
@@ -168,18 +177,17 @@ final class NginxServer: WebServer {
       + (tls.map { " ssl_certificate \($0.certFile); ssl_certificate_key \($0.keyFile);" } ?? "")
     write(
       """
-      daemon off;
-      pid \(dir)/nginx.pid;
-      error_log \(dir)/error.log;
-      events { worker_connections 1024; }
+      \(nginxPreamble(dir))
       http {
+        \(nginxTempPaths(dir))
         log_format conn '$connection $server_protocol $status $request';
         access_log \(dir)/access.log conn;
         log_format tls '$connection $ssl_session_reused';
         access_log \(dir)/tls.log tls;
         log_format bytes '$body_bytes_sent $status $http_range';
         access_log \(dir)/bytes.log bytes;
-        \(temps.joined(separator: "\n  "))
+        log_format origin '$status $body_bytes_sent $uri';
+        access_log \(dir)/origin.log origin;
         keepalive_requests 10000;
         http2_max_requests 10000;
         server {
@@ -206,6 +214,16 @@ final class NginxServer: WebServer {
   var bodyBytesSent: Int {
     let lines = ((try? String(contentsOfFile: dir + "/bytes.log", encoding: .utf8)) ?? "").split(separator: "\n")
     return lines.reduce(0) { $0 + (Int($1.split(separator: " ").first ?? "") ?? 0) }
+  }
+
+  /// Every request served, in order: status, body bytes sent, path.
+  var served: [(status: Int, bytes: Int, path: String)] {
+    let text = (try? String(contentsOfFile: dir + "/origin.log", encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").compactMap { line in
+      let f = line.split(separator: " ", maxSplits: 2)
+      guard f.count == 3, let status = Int(f[0]), let bytes = Int(f[1]) else { return nil }
+      return (status, bytes, String(f[2]))
+    }
   }
 
   /// TLS handshakes by the connections that served a request: full ones,
@@ -373,31 +391,84 @@ final class Squid {
   private var daemon: Daemon!
   var url: String { "http://127.0.0.1:\(port)" }
 
-  init() throws {
+  /// `fleet`: the tested fleet configuration of `Docs/fleet/squid.conf`
+  /// (collapsed forwarding, whole objects for ranges); else a plain cache.
+  init(fleet: Bool = false) throws {
     let bin = try installed(["/usr/sbin/squid"], package: "squid")
     port = try freePort()
     chmod(dir, 0o777)  // squid drops to its own user and writes its logs here
-    write(
-      """
-      http_port 127.0.0.1:\(port)
-      pid_filename \(dir)/squid.pid
-      cache_log \(dir)/cache.log
-      access_log stdio:\(dir)/access.log squid
-      cache_store_log none
-      coredump_dir \(dir)
-      cache_mem 64 MB
-      maximum_object_size_in_memory 32 MB
-      maximum_object_size 32 MB
-      visible_hostname syncfiles-test
-      shutdown_lifetime 0 seconds
-      http_access allow localhost
-      http_access deny all
-
-      """, to: dir + "/squid.conf")
+    let config = fleet ? try fleetConfig("squid.conf", ["@PORT@": "\(port)", "@DIR@": dir]) : plainConfig
+    write(config, to: dir + "/squid.conf")
     daemon = try Daemon(bin, ["-N", "-f", dir + "/squid.conf"], port: port, name: "squid", log: dir + "/cache.log")
   }
 
+  private var plainConfig: String {
+    """
+    http_port 127.0.0.1:\(port)
+    pid_filename \(dir)/squid.pid
+    cache_log \(dir)/cache.log
+    access_log stdio:\(dir)/access.log squid
+    cache_store_log none
+    coredump_dir \(dir)
+    cache_mem 64 MB
+    maximum_object_size_in_memory 32 MB
+    maximum_object_size 32 MB
+    visible_hostname syncfiles-test
+    shutdown_lifetime 0 seconds
+    http_access allow localhost
+    http_access deny all
+
+    """
+  }
+
   /// Access log lines (`TCP_MISS/200`, `TCP_REFRESH_MODIFIED/200`, `TCP_TUNNEL/200 … CONNECT`…).
+  var accessLog: [String] {
+    ((try? String(contentsOfFile: dir + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+  }
+
+  deinit {
+    daemon = nil
+    try? FileManager.default.removeItem(atPath: dir)
+  }
+}
+
+/// A configuration shipped in `Docs/fleet/`, with the test's values put
+/// in place of its `@NAME@` placeholders (the docs show it as tested).
+func fleetConfig(_ name: String, _ values: [String: String]) throws -> String {
+  var text = try String(contentsOfFile: packageRoot + "/Docs/fleet/" + name, encoding: .utf8)
+  for (k, v) in values { text = text.replacingOccurrences(of: k, with: v) }
+  return text
+}
+
+/// nginx as a caching mirror (`proxy_cache`) in front of an origin, with
+/// the tested configuration of `Docs/fleet/nginx-cache.conf`.
+final class NginxCache {
+  let dir = makeTempDir()
+  let port: Int
+  private var daemon: Daemon!
+  var base: String { "http://127.0.0.1:\(port)" }
+
+  init(origin: String) throws {
+    let bin = try installed(["/usr/sbin/nginx"], package: "nginx")
+    port = try freePort()
+    let cache = try fleetConfig("nginx-cache.conf", ["@PORT@": "\(port)", "@DIR@": dir, "@ORIGIN@": origin])
+    write(
+      """
+      \(nginxPreamble(dir))
+      http {
+        \(nginxTempPaths(dir))
+        log_format cache '$status $upstream_cache_status $body_bytes_sent $uri';
+        access_log \(dir)/access.log cache;
+      \(cache)
+      }
+
+      """, to: dir + "/nginx.conf")
+    daemon = try Daemon(
+      bin, ["-p", dir, "-c", dir + "/nginx.conf", "-e", dir + "/error.log"], port: port, name: "nginx cache",
+      log: dir + "/error.log")
+  }
+
+  /// Access log lines: status, cache status (HIT, MISS, EXPIRED, UPDATING…), bytes, path.
   var accessLog: [String] {
     ((try? String(contentsOfFile: dir + "/access.log", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
   }

@@ -143,6 +143,34 @@ import Testing
     #expect(warnings.contains("fetched as one stream"), "\(warnings)")
   }
 
+  /// A file handed over to ranges whose first range is answered with the
+  /// whole file of another version (nginx's `proxy_cache_use_stale updating`
+  /// answers so while it refreshes): those bytes are never installed under
+  /// the validators of the version the ranges asked for. Before, the node
+  /// installed the previous version recorded as the new one, and every
+  /// later run was answered 304.
+  @Test func aRangeAnsweredWithAnotherVersionWholeIsNeverInstalledAsThisOne() throws {
+    let v1 = testBytes(64 << 20, seed: 31)
+    let v0 = testBytes(64 << 20, seed: 30)
+    server.put("big", v1)
+    server.put("old", v0)
+    let fresh: [String: Any] = ["file": "big", "etag": "\"v1\""]
+    server.routes(["/big.bin": fresh.merging(["range_answer": ["file": "old", "etag": "\"v0\""]]) { a, _ in a }])
+    manifest(["{id: big, url: '\(server.base)/big.bin', destination: big.bin}"])
+    let first = try apply()
+    let (old, new) = (out("big.bin") == v0, out("big.bin") == v1)  // not the arrays: a failure would print them
+    #expect(!old, "the previous version was installed as the new one")
+    #expect(first.outcome("m/big") != "installed" || new, "\(first.run.stdout)")
+    #expect(first.run.stdout.contains("another version"), "\(first.run.stdout)\(first.run.stderr)")
+
+    // Three starts over met the same answer: the task failed, nothing installed.
+    server.routes(["/big.bin": fresh])
+    let second = try apply(["--force"])  // past the backoff of the failed run
+    #expect(second.run.status == 0, "\(second.run.stdout)\(second.run.stderr)")
+    let installed = out("big.bin") == v1
+    #expect(installed, "the next run installs the version the server has: \(second.run.stdout)")
+  }
+
   @Test func withoutAStrongValidatorOneStreamAndTheReason() throws {
     let big = testBytes(4_000_000, seed: 6)
     server.put("big", big)

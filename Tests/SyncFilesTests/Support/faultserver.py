@@ -10,6 +10,9 @@ behaviour (content, ETag, faults) between requests by rewriting it:
                 "etag": "\\"v1\\"",          # ETag (weak ones start with W/)
                 "last_modified": "Sat, 21 Nov 2026 10:00:00 GMT",
                 "ignore_range": false,      # answer Range with the whole body (200)
+                "range_answer": {"file": "old.bin", "etag": "\\"v0\\""},
+                                            # answer Range with this other version, whole
+                                            # (a cache serving its previous copy while it refreshes)
                 "drop_after": 1000,         # close the connection after N body bytes...
                 "drop_times": 1,            # ...on the first K requests (default: always)
                 "trickle_bps": 2000,        # send slowly
@@ -111,6 +114,8 @@ class Handler(BaseHTTPRequestHandler):
         for k, v in r.get("require", {}).items():
             if self.headers.get(k) != v:
                 return self.send(401, [], b"unauthorized\n", head)
+        if "range_answer" in r and self.headers.get("Range"):
+            r = dict(r, **r["range_answer"], ignore_range=True)
         with open(os.path.join(DIR, "data", r["file"]), "rb") as f:
             body = f.read()
         etag = r.get("etag")
