@@ -122,15 +122,10 @@ final class EasyRequest {
     _ = value.withCString { sf_easy_setopt_string(handle, option, $0) }
   }
 
-  func setHeaders(_ lines: [String]) {
-    for l in lines { appendHeader(l) }
-    commitHeaders()
-  }
-
   /// One more request header line (libcurl copies it); `commitHeaders` hands
   /// the list over. Through `withCString`, which hands over a long native
   /// string's own bytes: passed as a String argument, each line was first
-  /// copied into a new array (three a request: issue 15, W4).
+  /// copied into a new array.
   func appendHeader(_ line: String) { headerList = line.withCString { curl_slist_append(headerList, $0) } }
 
   func commitHeaders() { _ = sf_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList) }

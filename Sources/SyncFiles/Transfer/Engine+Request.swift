@@ -1,0 +1,90 @@
+internal import CCurl
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// Setting up a request on a handle: URL, options, conditions and callbacks.
+extension TransferEngine {
+  func begin(_ t: Transfer, url: String, hops: Int) {
+    let shape = requestShape(t.spec, url: url)
+    guard let easy = takeHandle(for: shape) else {
+      return t.done(t.result(.failed(.engine("libcurl could not create a handle"))))
+    }
+    configure(t, easy: easy, url: url, hops: hops, shape: shape)
+    add(t, easy)
+  }
+
+  func add(_ t: Transfer, _ easy: EasyRequest) {
+    active[easy.handle] = t
+    multi.add(easy)
+  }
+
+  /// Gives `easy` the options of `t`'s request to `url`. Reads only what
+  /// does not change after `init` and `t` itself: callers on any thread may
+  /// set up a transfer the engine thread does not hold yet.
+  func configure(_ t: Transfer, easy: EasyRequest, url: String, hops: Int, shape: RequestShape?) {
+    t.reset(easy: easy, hops: hops)
+    t.url = url
+    let s = t.spec
+    easy.shareSessions(of: s.host, in: multi)
+    if shape != nil && easy.shape == shape {
+      easy.set(CURLOPT_URL, url)  // the rest as the request before, of the same shape, left it
+      easy.waitForMultiplexing(url: url)
+    } else {
+      easy.configure(
+        url: url, entryURL: s.url, isFile: s.isFile, network: s.network,
+        environment: environment, connectTimeout: s.connectTimeout)
+      if let verbose { easy.trace(VerboseSink(id: s.id, secrets: s.secrets, log: verbose)) }
+      easy.set(CURLOPT_LOW_SPEED_LIMIT, 1024)
+      easy.set(CURLOPT_LOW_SPEED_TIME, Int(s.stall.seconds))
+      // Under a rate cap, smaller reads keep the pacing smooth.
+      easy.set(CURLOPT_BUFFERSIZE, rateLimit.map { Int(min(max($0 / 16, 16 * 1024), 256 * 1024)) } ?? 256 * 1024)
+      easy.shape = shape
+    }
+    if s.isFile {
+      easy.set(CURLOPT_FILETIME, 1)
+      if case .ifModifiedSince(let d) = s.request.condition, let since = HTTPDate.parse(d) {
+        easy.set(CURLOPT_TIMECONDITION, Int(CURL_TIMECOND_IFMODSINCE.rawValue))
+        _ = sf_easy_setopt_off(easy.handle, CURLOPT_TIMEVALUE_LARGE, curl_off_t(since.seconds))
+      }
+    } else {
+      var conditions: [String] = []
+      if let range = t.rangeHeaders {
+        conditions = range
+      } else if let end = t.firstPiece {
+        conditions = s.request.headerLines(partialSize: 0) + ["Range: bytes=0-\(end - 1)"]
+      } else {
+        // A resume needs data to continue; without it the whole file is asked for.
+        let size = t.partial?.size ?? 0
+        if s.request.ifRange == nil || size > 0 { conditions = s.request.headerLines(partialSize: size) }
+      }
+      easy.setRequestHeaders(url: url, entryURL: s.url, manifest: s.headers, conditions: conditions)
+    }
+    let me = Unmanaged.passUnretained(t).toOpaque()
+    _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
+    _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_HEADERDATA, me)
+    _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_WRITEFUNCTION, transferWriteCallback)
+    _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_WRITEDATA, me)
+  }
+
+  /// The shape of `s`'s request to `url`, or nil when its options are set
+  /// afresh on a reset handle: `file:` (its time condition is the
+  /// request's), `--verbose`, a rate cap (paused transfers), and
+  /// credentials libcurl keeps for a transfer (netrc, or a user in the URL).
+  func requestShape(_ s: TransferSpec, url: String) -> RequestShape? {
+    guard !s.isFile, verbose == nil, rateLimit == nil, s.network.netrc == nil || s.network.netrc == .off,
+      !Self.namesUser(url)
+    else { return nil }
+    return s.shape
+  }
+
+  /// Whether `url`'s authority holds a user (`scheme://user@host`).
+  static func namesUser(_ url: String) -> Bool {
+    var url = url
+    return url.withUTF8 { u in
+      guard let colon = u.firstIndex(of: UInt8(ascii: ":")), colon + 3 <= u.count else { return false }
+      return AuthorityParts(UnsafeBufferPointer(rebasing: u[(colon + 3)...])).userinfo != nil
+    }
+  }
+}
