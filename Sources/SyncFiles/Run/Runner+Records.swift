@@ -218,8 +218,8 @@ extension Runner {
       s.lastBytes = reports[i].bytesTransferred
       s.httpStatus = reports[i].httpStatus
       s.failures += 1
-      let hold = TaskLifecycle.doubled(Double(e.retry.backoff.seconds), pass: s.failures)
-      s.backoffUntil = now + TimeSpan(seconds: Int64(min(hold, Double(e.retry.maxBackoff.seconds))))
+      s.backoffUntil =
+        now + TaskLifecycle.hold(afterFailures: s.failures, backoff: e.retry.backoff, maxBackoff: e.retry.maxBackoff)
       if !keep { s.partial = nil } else if let size { s.partial?.offset = size }
     }
     jobs[i].flight.partial = nil

@@ -224,13 +224,8 @@ public final class Runner: @unchecked Sendable {
     }
   }
 
-  /// Task `n`'s seed from the run's (the SplitMix64 output for step `n`).
-  static func mix(_ seed: UInt64, _ n: Int) -> UInt64 {
-    var z = seed &+ UInt64(n + 1) &* 0x9E37_79B9_7F4A_7C15
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  /// Task `n`'s seed from the run's.
+  static func mix(_ seed: UInt64, _ n: Int) -> UInt64 { SplitMix64.output(seed: seed, step: UInt64(n + 1)) }
 
   /// The end of every run: the journal made durable, the hooks it owes run
   /// (and their outcome made durable too), the report completed.

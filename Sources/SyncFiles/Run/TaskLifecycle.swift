@@ -131,14 +131,14 @@ public struct TaskLifecycle: Sendable, Equatable {
   /// Why the run is stopping, once it is.
   public private(set) var stopping: String?
   /// Jitter for the backoff, deterministic for a given seed (SplitMix64).
-  private var random: UInt64
+  private var random: SplitMix64
 
   public static let maxRestarts = 3
 
   public init(sources: [String], retry: Retry, seed: UInt64) {
     self.sources = sources.isEmpty ? [""] : sources
     self.retry = retry
-    random = seed
+    random = SplitMix64(seed: seed)
   }
 
   public var isFinished: Bool {
@@ -298,26 +298,23 @@ public struct TaskLifecycle: Sendable, Equatable {
   /// many clients do not retry in step), at least the server's Retry-After,
   /// at most `maxBackoff`.
   mutating func backoff(afterPass k: Int, retryAfter: Double?) -> Double {
-    var delay = Self.doubled(retry.backoff, pass: k) * (0.5 + nextUnit() * 0.5)
+    var delay = Self.doubled(retry.backoff, pass: k) * (0.5 + random.nextUnit() * 0.5)
     if let retryAfter { delay = max(delay, retryAfter) }
     return min(delay, retry.maxBackoff)
   }
 
   /// `backoff` doubled for each pass after the first: the one backoff
-  /// formula, for the run's retries and for the journal's hold on a task
-  /// that failed (`failures` passes).
+  /// formula, for the run's retries and for the journal's hold.
   public static func doubled(_ backoff: Double, pass k: Int) -> Double {
     backoff * Double(1 << min(max(k, 1) - 1, 30))
   }
 
-  /// A number in 0..<1 (SplitMix64).
-  private mutating func nextUnit() -> Double {
-    random &+= 0x9E37_79B9_7F4A_7C15
-    var z = random
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    z ^= z >> 31
-    return Double(z >> 11) / Double(1 << 53)
+  /// How long the journal holds a task back after `failures` failed runs
+  /// in a row: the backoff doubled per failure, at most `maxBackoff`, in
+  /// whole seconds (no jitter: the next run is the scheduler's).
+  public static func hold(afterFailures failures: Int, backoff: TimeSpan, maxBackoff: TimeSpan) -> TimeSpan {
+    let held = min(doubled(Double(backoff.seconds), pass: failures), Double(maxBackoff.seconds))
+    return TimeSpan(seconds: Int64(held))
   }
 
   private mutating func end(_ outcome: TaskOutcome, _ actions: [Action]) -> [Action] {
