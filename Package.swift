@@ -44,7 +44,10 @@ let package = Package(
     .testTarget(
       name: "SyncFilesTests",
       dependencies: ["SyncFiles", "syncfiles"],
-      exclude: ["Support/faultserver.py", "Support/lossylink.py", "Support/promparse.py"]
+      exclude: [
+        "Support/faultserver.py", "Support/lossylink.py", "Support/promparse.py", "Support/moto_s3_server.py",
+        "Support/s3fixture.py",
+      ]
     ),
   ]
 )

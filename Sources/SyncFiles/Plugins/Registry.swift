@@ -22,11 +22,12 @@ public final class PluginRegistry: PluginCatalog, @unchecked Sendable {
     self.locator = locator
   }
 
-  /// The built-ins (http/https/file through libcurl; size and sha256 checks;
+  /// The built-ins (http/https/file through libcurl; s3; size and sha256 checks;
   /// `on_change` and `on_complete` commands) and external plugins on `locator`.
   public static func standard(locator: PluginLocator) -> PluginRegistry {
     let r = PluginRegistry(locator: locator)
     r.register(LibcurlSource(), schemes: LibcurlSource.schemes)
+    r.register(S3Source(), schemes: ["s3"])
     r.register(check: SizeVerifier())
     r.register(check: SHA256Verifier())
     r.register(hook: CommandHook.onChange)

@@ -13,8 +13,10 @@ public protocol PluginCatalog: Sendable {
 extension PluginLocator: PluginCatalog {
   /// The schemes libcurl serves inside syncfiles (the one list of them).
   public static let libcurlSchemes = ["http", "https", "file"]
+  /// Every scheme served inside syncfiles: libcurl's, and object storage's.
+  public static let builtInSourceSchemes = libcurlSchemes + ["s3"]
 
-  public var builtInSchemes: [String] { Self.libcurlSchemes }
+  public var builtInSchemes: [String] { Self.builtInSourceSchemes }
 
   public func servesScheme(_ scheme: String) -> Bool {
     builtInSchemes.contains(scheme) || find(Self.sourceExecutable(scheme: scheme)) != nil

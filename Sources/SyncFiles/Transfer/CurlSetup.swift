@@ -43,7 +43,7 @@ final class VerboseSink {
   let id: String
   let secrets: Secrets
   let log: @Sendable (String) -> Void
-  static let hidden = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+  static let hidden = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-amz-security-token"]
 
   init(id: String, secrets: Secrets, log: @escaping @Sendable (String) -> Void) {
     self.id = id

@@ -59,7 +59,14 @@ extension TransferEngine {
         let size = t.partial?.size ?? 0
         if s.request.ifRange == nil || size > 0 { conditions = s.request.headerLines(partialSize: size) }
       }
+      if let sig = s.signing {
+        conditions = conditions.map { $0.hasPrefix("If-Range: ") ? sig.resumeHeader + $0.dropFirst(8) : $0 }
+      }
       easy.setRequestHeaders(url: url, entryURL: s.url, manifest: s.headers, conditions: conditions)
+      if let sig = s.signing {
+        easy.set(CURLOPT_AWS_SIGV4, sig.provider)
+        easy.set(CURLOPT_USERPWD, sig.credentials)
+      }
     }
     let me = Unmanaged.passUnretained(t).toOpaque()
     _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
@@ -71,10 +78,11 @@ extension TransferEngine {
   /// The shape of `s`'s request to `url`, or nil when its options are set
   /// afresh on a reset handle: `file:` (its time condition is the
   /// request's), `--verbose`, a rate cap (paused transfers), and
-  /// credentials libcurl keeps for a transfer (netrc, or a user in the URL).
+  /// credentials libcurl keeps for a transfer (netrc, a user in the URL, a
+  /// signing key).
   func requestShape(_ s: TransferSpec, url: String) -> RequestShape? {
     guard !s.isFile, verbose == nil, rateLimit == nil, s.network.netrc == nil || s.network.netrc == .off,
-      !Self.namesUser(url)
+      s.signing == nil, !Self.namesUser(url)
     else { return nil }
     return s.shape
   }

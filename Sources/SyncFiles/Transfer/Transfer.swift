@@ -18,6 +18,9 @@ final class Transfer {
   var fields = ResponseFields()
   var decided = false
   var writing = false
+  /// The first bytes of an error status's body, for a source that reads it.
+  var errorBody: [UInt8] = []
+  static let errorBodyLimit = 16 << 10
   var received: Int64 = 0
   var resumedFrom: Int64 = 0
   var head: ResponseHead?
@@ -82,6 +85,7 @@ final class Transfer {
     fields.removeAll()
     decided = false
     writing = false
+    errorBody.removeAll()
   }
 
   func result(_ outcome: TransferOutcome) -> TransferResult {
@@ -93,6 +97,7 @@ final class Transfer {
       id: spec.id, outcome: outcome, status: status, received: received + discarded, resumedFrom: resumedFrom,
       head: head, validators: validators, partial: partial, hasher: spec.hasher, notes: notes)
     r.discarded = discarded
+    r.errorBody = errorBody
     return r
   }
 
@@ -102,12 +107,22 @@ final class Transfer {
   /// Returns false to abort the transfer (`failure` says why).
   func decide() -> Bool {
     decided = true
-    if !spec.isFile {
+    if spec.signing != nil {
+      // An object store's ETag names one upload of the object (S3: the MD5
+      // of a single-part body), whatever its date: a Last-Modified within a
+      // second of the answer must not make it untrusted, as it does for a
+      // web server's ETag made of the file's time and size.
+      validators = Validators(etag: header(.etag), lastModified: nil, date: nil)
+    } else if !spec.isFile {
       validators = Validators(etag: header(.etag), lastModified: header(.lastModified), date: header(.date))
     }
     let length = header(.contentLength).flatMap { Int64($0) }
     if let ra = header(.retryAfter) { retryAfter = HTTPDate.retryAfter(ra) }
     if status == 416, let cr = header(.contentRange) { rangeTotal = ContentRange.parse(cr)?.total }
+    if status == 412 && (spec.request.ifRange != nil || rangeHeaders != nil) && spec.signing != nil {
+      failure = .restart("the object changed since the partial was received (412 Precondition Failed to If-Match)")
+      return false
+    }
     let body = spec.isFile || status == 200 || status == 206
     guard body else { return true }  // 3xx, 304, 416, errors: the body is not the file; it is dropped.
     if !spec.isFile, let encoding = header(.contentEncoding), encoding.lowercased() != "identity" {
@@ -230,7 +245,12 @@ final class Transfer {
       if handedOver, let g = group { g.discard(buffer.count) } else { discarded += Int64(buffer.count) }
       return false
     }
-    guard writing else { return true }
+    guard writing else {
+      if status >= 400 && errorBody.count < Self.errorBodyLimit {
+        errorBody.append(contentsOf: buffer.prefix(Self.errorBodyLimit - errorBody.count))
+      }
+      return true
+    }
     if let g = group { return g.write(self, buffer) }
     guard let p = partial else {
       failure = .failed(.engine("a body arrived without a partial file"))

@@ -81,4 +81,6 @@ public struct TransferResult: @unchecked Sendable {
   /// False when the run stopped while the transfer still waited for a slot:
   /// no request was sent.
   public var began = true
+  /// The first bytes of an error status's body (S3 names its error there).
+  public var errorBody: [UInt8] = []
 }

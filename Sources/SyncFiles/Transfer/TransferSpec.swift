@@ -61,6 +61,8 @@ public final class TransferSpec: @unchecked Sendable {
   /// (`PartialFile.init(holding:relative:capacity:)`): false when a verifier
   /// reads the partial's file before the install.
   public let mayHoldBody: Bool
+  /// Signed by libcurl (object storage); nil for a plain request.
+  public let signing: RequestSigning?
 
   public init(
     id: String, url: String, headers: [String] = [], scheme: String, host: String = "", root: String,
@@ -69,7 +71,7 @@ public final class TransferSpec: @unchecked Sendable {
     connectTimeout: TimeSpan, stall: TimeSpan, onBody: @escaping @Sendable (ResponseHead) -> Void,
     segments: Int? = 1, mirrors: [(url: String, name: String)] = [], held: HeldRanges? = nil,
     onRanges: (@Sendable (ByteRanges?, Int64, Bool) -> Void)? = nil, mayHoldBody: Bool = false,
-    onDrop: (@Sendable () -> Void)? = nil
+    onDrop: (@Sendable () -> Void)? = nil, signing: RequestSigning? = nil
   ) {
     self.id = id
     self.url = url
@@ -94,6 +96,35 @@ public final class TransferSpec: @unchecked Sendable {
     self.onRanges = onRanges
     self.mayHoldBody = mayHoldBody
     self.onDrop = onDrop
+    self.signing = signing
+  }
+
+  /// This transfer sent to `url` instead, signed, with `headers` more and
+  /// `secrets` more to mask (a source that maps its URLs onto HTTP).
+  public func sent(to url: String, signing: RequestSigning, headers more: [String], secrets: Secrets) -> TransferSpec {
+    TransferSpec(
+      id: id, url: url, headers: headers + more, scheme: scheme, host: host, root: root, relative: relative,
+      partial: partial, hasher: hasher, request: request, network: network,
+      secrets: Secrets(all: [self.secrets, secrets]),
+      maxBytes: maxBytes, connectTimeout: connectTimeout, stall: stall, onBody: onBody, segments: segments,
+      mirrors: [], held: held, onRanges: onRanges, mayHoldBody: mayHoldBody, onDrop: onDrop, signing: signing)
+  }
+}
+
+/// How libcurl signs a request: AWS Signature Version 4
+/// (`CURLOPT_AWS_SIGV4`), which S3 and the stores that speak its API check.
+public struct RequestSigning: Sendable, Hashable {
+  /// `aws:amz:REGION:s3`.
+  public var provider: String
+  /// `ACCESS_KEY_ID:SECRET_ACCESS_KEY` (never print it).
+  public var credentials: String
+  /// The header a resume names its version with: S3 has no `If-Range`,
+  /// and answers a changed object's `If-Match` with 412.
+  public var resumeHeader = "If-Match"
+
+  public init(provider: String, credentials: String) {
+    self.provider = provider
+    self.credentials = credentials
   }
 }
 

@@ -122,7 +122,7 @@ struct Bad: CustomTestStringConvertible, Sendable {
     ("https://example.org:99999999999999999999/a", "invalid port"),
     ("file://server/share/a", "host 'server' is not supported"),
     ("file:///tmp/", "names a folder"),
-    ("s3://bucket/key", "syncfiles-source-s3"),
+    ("gs://bucket/key", "syncfiles-source-gs"),
   ]
 
   @Test(arguments: badURLs)
@@ -169,16 +169,16 @@ struct Bad: CustomTestStringConvertible, Sendable {
   @Test func pluginSchemesAndVerifiersResolveOnTheSearchPath() throws {
     let dir = makeTempDir()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    for name in ["syncfiles-source-s3", "syncfiles-verify-gpg"] {
+    for name in ["syncfiles-source-gs", "syncfiles-verify-gpg"] {
       write("#!/bin/sh\nexit 0\n", to: dir + "/" + name)
       chmod(dir + "/" + name, 0o755)
     }
     let text = entry("verify: [{plugin: gpg, with: {keyring: /k.gpg, strict: true, n: 2}}]")
-      .replacingFirst("url: https://example.org/a", with: "url: s3://bucket/key")
+      .replacingFirst("url: https://example.org/a", with: "url: gs://bucket/key")
     let (m, d) = decode(text, plugins: [dir])
     #expect(errors(d).isEmpty, "\(d)")
     let f = try #require(m?.files.first)
-    #expect(f.url.scheme == "s3")
+    #expect(f.url.scheme == "gs")
     #expect(f.verify.first?.executable == dir + "/syncfiles-verify-gpg")
     #expect(f.verify.first?.with.serialized() == #"{"keyring":"/k.gpg","strict":true,"n":2}"#)
   }

@@ -7,7 +7,7 @@ import Testing
     let dir = makeTempDir()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let exe = [
-      "a/syncfiles-source-s3", "a/syncfiles-verify-gpg", "b/syncfiles-source-s3", "b/syncfiles-source-http",
+      "a/syncfiles-source-gs", "a/syncfiles-verify-gpg", "b/syncfiles-source-gs", "b/syncfiles-source-http",
     ]
     for name in exe + ["b/syncfiles-verify-notexec", "b/unrelated"] {
       write("#!/bin/sh\nexit 0\n", to: dir + "/" + name)
@@ -22,24 +22,25 @@ import Testing
       rows.first { $0["kind"] as? String == kind && $0["name"] as? String == name && ($0["path"] as? String) == path }
     }
     for (kind, name) in [
-      ("source", "http"), ("source", "https"), ("source", "file"), ("verifier", "size"), ("verifier", "sha256"),
+      ("source", "http"), ("source", "https"), ("source", "file"), ("source", "s3"), ("verifier", "size"),
+      ("verifier", "sha256"),
       ("hook", "on_change"), ("hook", "on_complete"),
     ] {
       let b = row(kind, name, nil)
       #expect(b?["built_in"] as? Bool == true, "\(kind) \(name)")
       #expect(b?["protocol"] as? Int == 1)
     }
-    #expect(row("source", "s3", "\(dir)/a/syncfiles-source-s3")?["shadowed_by"] is NSNull)
+    #expect(row("source", "gs", "\(dir)/a/syncfiles-source-gs")?["shadowed_by"] is NSNull)
     #expect(row("verifier", "gpg", "\(dir)/a/syncfiles-verify-gpg")?["protocol"] as? Int == 1)
     #expect(
-      row("source", "s3", "\(dir)/b/syncfiles-source-s3")?["shadowed_by"] as? String == "\(dir)/a/syncfiles-source-s3")
+      row("source", "gs", "\(dir)/b/syncfiles-source-gs")?["shadowed_by"] as? String == "\(dir)/a/syncfiles-source-gs")
     #expect(row("source", "http", "\(dir)/b/syncfiles-source-http")?["shadowed_by"] as? String == "built in")
-    #expect(rows.count == 11, "not executable and unrelated files are not plugins: \(rows)")
+    #expect(rows.count == 12, "not executable and unrelated files are not plugins: \(rows)")
     #expect(object?["search_path"] as? [String] == ["\(dir)/a", "\(dir)/b"])
 
     let text = try run(["plugins"], env: env)
     #expect(text.status == 0)
     #expect(text.stdout.hasPrefix("KIND"))
-    #expect(text.stdout.contains("\(dir)/b/syncfiles-source-s3 (hidden by \(dir)/a/syncfiles-source-s3)"))
+    #expect(text.stdout.contains("\(dir)/b/syncfiles-source-gs (hidden by \(dir)/a/syncfiles-source-gs)"))
   }
 }

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+@testable import SyncFiles
+
+/// `s3://BUCKET/KEY` against moto_server with signature checking on (SPEC
+/// §9.4): signed by libcurl, revalidated by ETag, resumed with If-Match, a
+/// changed object started over whole, S3's errors in its own words, and no
+/// secret in any output.
+@Suite(.serialized) final class S3SourceTests: ApplyWorkspace {
+  let s3: MotoS3
+  let dir = makeTempDir()
+
+  init() throws { s3 = try MotoS3() }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  var env: [String: String] { s3.environment(home: dir) }
+
+  /// Every byte syncfiles left behind: its output, journal and metrics.
+  func leftBehind(_ r: ApplyResult) -> String {
+    let journal = (try? String(contentsOfFile: dir + "/state/journal", encoding: .utf8)) ?? ""
+    return r.run.stdout + r.run.stderr + journal
+  }
+
+  @Test func aKeyIsFetchedSignedThenRevalidatedByItsETag() throws {
+    let bytes = testBytes(300_000, seed: 57)
+    try s3.put("data", "models/v1/a-b_c.bin", bytes)
+    manifest(["{id: a, url: 's3://data/models/v1/a-b_c.bin', destination: a.bin}"])
+    let first = try apply(["-v"], env: env)
+    #expect(first.outcome("m/a") == "installed", "\(first.run.stdout)\(first.run.stderr)")
+    let same = out("a.bin") == bytes  // not the arrays: a failure would print them
+    #expect(same)
+    let again = try apply(["--force"], env: env)
+    #expect(again.outcome("m/a") == "unchanged" && again.int("m/a", "http_status") == 304, "\(again.run.stdout)")
+    for r in [first, again] {
+      #expect(!leftBehind(r).contains(s3.secretKey), "the secret key reached the output or the journal")
+    }
+    #expect(first.run.stderr.contains("Authorization: ***"), "-v shows the request, its signature hidden")
+  }
+
+  @Test func aWrongSecretAMissingKeyAndAMissingBucketAreSaidInS3sWords() throws {
+    try s3.put("data", "present.bin", testBytes(1000, seed: 1))
+    manifest([
+      "{id: absent, url: 's3://data/absent.bin', destination: absent.bin}",
+      "{id: nobucket, url: 's3://no-such-bucket/x.bin', destination: x.bin}",
+    ])
+    let r = try apply([], env: env)
+    #expect(r.string("m/absent", "error")?.contains("NoSuchKey for s3://data/absent.bin") == true, "\(r.run.stdout)")
+    #expect(r.string("m/nobucket", "error")?.contains("NoSuchBucket") == true, "\(r.run.stdout)")
+
+    manifest(["{id: p, url: 's3://data/present.bin', destination: p.bin}"])
+    var wrong = env
+    wrong["AWS_SECRET_ACCESS_KEY"] = "not-the-secret-0123456789"
+    let refused = try apply([], env: wrong)
+    #expect(refused.outcome("m/p") == "failed")
+    #expect(refused.string("m/p", "error")?.contains("SignatureDoesNotMatch") == true, "\(refused.run.stdout)")
+    #expect(!leftBehind(refused).contains("not-the-secret-0123456789"))
+    #expect(out("p.bin") == nil)
+  }
+
+  @Test func keysComeFromTheProfileAsTheAWSCLIFindsThem() throws {
+    let bytes = testBytes(2000, seed: 2)
+    try s3.put("data", "p.bin", bytes)
+    write(
+      "[default]\naws_access_key_id = wrong\naws_secret_access_key = wrong\n\n[sync]\naws_access_key_id = \(s3.accessKey)\naws_secret_access_key = \(s3.secretKey)\n",
+      to: dir + "/creds")
+    var e = env
+    e["AWS_ACCESS_KEY_ID"] = ""
+    e["AWS_SECRET_ACCESS_KEY"] = ""
+    e["AWS_SHARED_CREDENTIALS_FILE"] = dir + "/creds"
+    e["AWS_PROFILE"] = "sync"
+    manifest(["{id: p, url: 's3://data/p.bin', destination: p.bin}"])
+    let r = try apply([], env: e)
+    #expect(r.outcome("m/p") == "installed", "\(r.run.stdout)")
+    e["AWS_SHARED_CREDENTIALS_FILE"] = dir + "/none"
+    let none = try apply(["--force"], env: e)
+    #expect(none.string("m/p", "error")?.contains("no AWS credentials for profile sync") == true, "\(none.run.stdout)")
+  }
+
+  /// A kill mid-transfer, then a resume that asks for the rest with
+  /// If-Match; and a kill, then a change of the object before the resume:
+  /// 412, and the new version whole, never mixed with the old bytes.
+  @Test(arguments: [false, true]) func aResumeAsksWithIfMatchAndAChangeStartsOver(changed: Bool) throws {
+    let v1 = testBytes(6 << 20, seed: 10)
+    let v2 = testBytes(6 << 20, seed: 11)
+    try s3.put("data", "big.bin", v1)
+    manifest(["{id: big, url: 's3://data/big.bin', destination: big.bin}"], extra: "limits: {rate: 2m}")
+    let p = try startInBackground(["apply", "--quiet", "m.yaml"], cwd: dir, env: env)
+    Thread.sleep(forTimeInterval: 1.5)
+    kill(p.processIdentifier, SIGKILL)
+    p.waitUntilExit()
+    #expect(p.terminationReason == .uncaughtSignal, "apply ended before the kill")
+    #expect(partialExists("big.bin"), "a partial was left to resume")
+    if changed { try s3.put("data", "big.bin", v2) }
+    manifest(["{id: big, url: 's3://data/big.bin', destination: big.bin}"])
+    let r = try apply([], env: env)
+    #expect(r.outcome("m/big") == "installed", "\(r.run.stdout)\(r.run.stderr)")
+    let (isV1, isV2) = (out("big.bin") == v1, out("big.bin") == v2)
+    #expect(changed ? isV2 : isV1, "the installed file is the object's current version, whole")
+    let resumed = r.int("m/big", "resumed_from") ?? 0
+    if changed {
+      #expect(r.run.stdout.contains("412"), "the change was seen by If-Match: \(r.run.stdout)")
+    } else {
+      #expect(resumed > 0, "the resume continued the partial: \(r.run.stdout)")
+    }
+  }
+
+  @Test func settingsAreFoundAsTheAWSCLIFindsThem() {
+    let files = [
+      "/h/.aws/credentials": "[default]\naws_access_key_id = AKD\naws_secret_access_key = SKD\n",
+      "/h/.aws/config":
+        "[default]\nregion = eu-west-3\n[profile other]\nregion = ap-south-1\nendpoint_url = http://minio:9000/\n",
+    ]
+    let read: (String) -> String? = { files[$0] }
+    let d = try? S3Settings.resolve(environment: ["HOME": "/h"], readFile: read).get()
+    #expect(d?.accessKey == "AKD" && d?.region == "eu-west-3" && d?.endpoint == nil)
+    #expect(d?.url(bucket: "b", key: "a b/c+d.bin") == "https://b.s3.eu-west-3.amazonaws.com/a%20b/c%2Bd.bin")
+    let env = ["HOME": "/h", "AWS_PROFILE": "other", "AWS_ACCESS_KEY_ID": "AKE", "AWS_SECRET_ACCESS_KEY": "SKE"]
+    let o = try? S3Settings.resolve(environment: env, readFile: read).get()
+    #expect(o?.accessKey == "AKE" && o?.region == "ap-south-1" && o?.endpoint == "http://minio:9000")
+    #expect(o?.url(bucket: "b", key: "k") == "http://minio:9000/b/k")
+    let half = S3Settings.resolve(environment: ["HOME": "/h", "AWS_ACCESS_KEY_ID": "AKE"], readFile: read)
+    #expect(half == .failure(.incompleteKeys(from: "AWS_ACCESS_KEY_ID")))
+    let none = S3Settings.resolve(environment: ["HOME": "/x"], readFile: read)
+    #expect(none == .failure(.noCredentials(profile: "default", looked: ["/x/.aws/credentials", "/x/.aws/config"])))
+  }
+
+  @Test func s3ErrorAnswersAreReadByTheirCode() {
+    let xml = "<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>Reduce your rate</Message></Error>"
+    #expect(S3Object.element("Code", in: xml) == "SlowDown")
+    #expect(S3Object.retryable("SlowDown") && !S3Object.retryable("NoSuchKey"))
+    let p = S3Object.parse("s3://b/k/l")
+    #expect(p?.bucket == "b" && p?.key == "k/l")
+    #expect(S3Object.parse("s3://b/") == nil && S3Object.parse("https://b/k") == nil)
+  }
+}
