@@ -25,14 +25,15 @@ static inline const EVP_MD *sf_sha256_md(void) {
   return none;
 }
 
-static inline EVP_MD_CTX *sf_sha256_new(void) {
+static inline EVP_MD_CTX *sf_digest_new(const EVP_MD *md) {
   EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-  if (ctx && EVP_DigestInit_ex(ctx, sf_sha256_md(), NULL) != 1) {
+  if (ctx && EVP_DigestInit_ex(ctx, md, NULL) != 1) {
     EVP_MD_CTX_free(ctx);
     return NULL;
   }
   return ctx;
 }
+static inline EVP_MD_CTX *sf_sha256_new(void) { return sf_digest_new(sf_sha256_md()); }
 static inline int sf_sha256_reset(EVP_MD_CTX *ctx) { return EVP_DigestInit_ex(ctx, sf_sha256_md(), NULL); }
 static inline int sf_sha256_update(EVP_MD_CTX *ctx, const void *data, size_t n) {
   return EVP_DigestUpdate(ctx, data, n);
@@ -43,4 +44,8 @@ static inline int sf_sha256_final(EVP_MD_CTX *ctx, unsigned char *out) {
   return EVP_DigestFinal_ex(ctx, out, &n);
 }
 static inline void sf_sha256_free(EVP_MD_CTX *ctx) { EVP_MD_CTX_free(ctx); }
+
+// MD5, only to check an object store's ETag (the MD5 of a single-part
+// upload): never as a checksum of our own. One call over a whole file.
+static inline EVP_MD_CTX *sf_md5_new(void) { return sf_digest_new(EVP_md5()); }
 #endif

@@ -86,10 +86,16 @@ public struct VerifyInput: Sendable {
   /// The entry's `with:` options for this verifier.
   public var with: JSONValue
   public var timeout: Double
+  /// What the source said of the version: its ETag, and an object store's
+  /// own SHA-256 of the object (base64), when it sent one.
+  public var etag: String? = nil
+  public var storeSHA256: String? = nil
 }
 
 public enum VerifyVerdict: Sendable, Equatable {
   case accept(warnings: [String])
+  /// Accepted by a comparison the report names (`checks`).
+  case passed(check: String)
   /// Not to be installed: the task fails, the old destination stays.
   case reject(String)
   /// The bytes are not the whole file (a transfer cut short): fetch again.

@@ -30,6 +30,7 @@ public final class PluginRegistry: PluginCatalog, @unchecked Sendable {
     r.register(S3Source(), schemes: ["s3"])
     r.register(check: SizeVerifier())
     r.register(check: SHA256Verifier())
+    r.register(check: ObjectChecksumVerifier())
     r.register(hook: CommandHook.onChange)
     r.register(hook: CommandHook.onComplete)
     return r

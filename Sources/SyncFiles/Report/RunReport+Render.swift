@@ -52,6 +52,7 @@ extension RunReport {
         o.append(("copy_method", .string(t.copyMethod ?? "copy")))
       }
       if let n = t.segments { o.append(("segments", .int(Int64(n)))) }
+      if !t.checks.isEmpty { o.append(("checks", .array(t.checks.map(JSONValue.string)))) }
       if !t.warnings.isEmpty { o.append(("warnings", .array(t.warnings.map(JSONValue.string)))) }
       if let h = t.hookError { o.append(("hook_error", .string(h))) }
       return .object(o)

@@ -26,6 +26,9 @@ public struct TaskReport: Sendable {
   public var copyMethod: String? = nil
   /// Fetched as this many byte ranges at once (SPEC §8.3); nil: one stream.
   public var segments: Int? = nil
+  /// Comparisons the bytes passed beyond size and `sha256` (an object
+  /// store's checksum or MD5 ETag, SPEC §9.4).
+  public var checks: [String] = []
   public var reason: String
 }
 

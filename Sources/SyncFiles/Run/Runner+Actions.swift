@@ -254,10 +254,13 @@ extension Runner {
     var input = VerifyInput(
       entry: e, path: PartialFile.path(for: e.destinationPath), size: p.size, sha256: digest,
       announcedSize: head?.totalBytes, with: .object([]), timeout: options.verifyTimeout)
+    input.etag = (validators ?? head?.validators)?.etag
+    input.storeSHA256 = head?.storeSHA256
     for (verifier, with) in plugins.verifiers(for: e) {
       input.with = with
       switch verifier.verify(input) {
       case .accept(let warnings): reports[i].warnings += warnings
+      case .passed(let check): reports[i].checks.append(check)
       case .refetch(let why): return .refetch(why)
       case .reject(let why): return .rejected(why)
       }

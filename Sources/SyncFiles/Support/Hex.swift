@@ -8,4 +8,15 @@ enum Hex {
       out.put(d < 10 ? 0x30 + d : 0x57 + d)
     }
   }
+
+  /// `bytes` as lower-case hex.
+  static func string(_ bytes: [UInt8]) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count * 2)
+    for b in bytes {
+      out.append(b >> 4 < 10 ? 0x30 + b >> 4 : 0x57 + b >> 4)
+      out.append(b & 15 < 10 ? 0x30 + b & 15 : 0x57 + b & 15)
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
 }

@@ -33,7 +33,7 @@ func sameIgnoringCase(_ a: UInt8, _ b: UInt8) -> Bool {
 struct ResponseFields {
   enum Name: Int, CaseIterable {
     case etag, lastModified, date, contentLength, retryAfter, contentRange, contentEncoding, transferEncoding,
-      acceptRanges
+      acceptRanges, checksumSHA256
 
     /// The field's name as lowercase ASCII.
     var text: StaticString {
@@ -47,13 +47,14 @@ struct ResponseFields {
       case .contentEncoding: "content-encoding"
       case .transferEncoding: "transfer-encoding"
       case .acceptRanges: "accept-ranges"
+      case .checksumSHA256: "x-amz-checksum-sha256"
       }
     }
   }
 
   // Held inline, not in an array: one allocation (and its release) less per transfer.
   private var etag, lastModified, date, contentLength, retryAfter, contentRange, contentEncoding: String?
-  private var transferEncoding, acceptRanges: String?
+  private var transferEncoding, acceptRanges, checksumSHA256: String?
 
   subscript(_ name: Name) -> String? {
     get {
@@ -67,6 +68,7 @@ struct ResponseFields {
       case .contentEncoding: contentEncoding
       case .transferEncoding: transferEncoding
       case .acceptRanges: acceptRanges
+      case .checksumSHA256: checksumSHA256
       }
     }
     set {
@@ -80,6 +82,7 @@ struct ResponseFields {
       case .contentEncoding: contentEncoding = newValue
       case .transferEncoding: transferEncoding = newValue
       case .acceptRanges: acceptRanges = newValue
+      case .checksumSHA256: checksumSHA256 = newValue
       }
     }
   }

@@ -179,6 +179,7 @@ final class Transfer {
       totalBytes: total, offset: offset, restarted: restarted)
     let chunked = header(.transferEncoding)?.lowercased().contains("chunked") ?? false
     h.lengthUnknown = !spec.isFile && http1 && length == nil && !chunked
+    if status == 200 { h.storeSHA256 = header(.checksumSHA256) }
     head = h
     // A held body is journaled when it is written out, if it ever is before its install.
     if partial?.isHeld != true { spec.onBody(h) }

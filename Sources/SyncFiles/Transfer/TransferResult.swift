@@ -12,6 +12,9 @@ public struct ResponseHead: Sendable {
   /// HTTP/1 without Content-Length or chunking: only the closing connection
   /// marked the end, so a cut connection looks like a complete body.
   public var lengthUnknown = false
+  /// The whole object's SHA-256 as its store recorded it at upload
+  /// (`x-amz-checksum-sha256`, base64), sent with a whole body only.
+  public var storeSHA256: String? = nil
 }
 
 public enum TransferOutcome: Sendable, Equatable {

@@ -31,14 +31,15 @@ final class MotoS3 {
     (accessKey, secretKey) = (keys[0], keys[1])
   }
 
-  /// Puts `bytes` at `key` in `bucket` (made if needed); returns the ETag.
+  /// Puts `bytes` at `key` in `bucket` (made if needed), with its SHA-256
+  /// stored by the server when `checksum`; returns the ETag.
   @discardableResult
-  func put(_ bucket: String, _ key: String, _ bytes: [UInt8]) throws -> String {
+  func put(_ bucket: String, _ key: String, _ bytes: [UInt8], checksum: Bool = false) throws -> String {
     let file = dir + "/upload"
     write(bytes, to: file)
-    let out = try shell([
-      "python3", Self.support + "s3fixture.py", endpoint, "put", accessKey, secretKey, bucket, key, file,
-    ])
+    let out = try shell(
+      ["python3", Self.support + "s3fixture.py", endpoint, "put", accessKey, secretKey, bucket, key, file]
+        + (checksum ? ["sha256"] : []))
     return out.split(separator: "\n").last.map(String.init) ?? ""
   }
 

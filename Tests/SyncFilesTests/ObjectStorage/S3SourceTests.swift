@@ -105,6 +105,49 @@ import Testing
     }
   }
 
+  /// The store's SHA-256 when it recorded one, else the MD5 a single-part
+  /// ETag names: the report's `checks` says which ran.
+  @Test func theStoresChecksumOrTheMD5ETagIsVerified() throws {
+    let a = testBytes(100_000, seed: 20)
+    let b = testBytes(100_000, seed: 21)
+    try s3.put("data", "with-checksum.bin", a, checksum: true)
+    let etag = try s3.put("data", "plain.bin", b)
+    #expect(ObjectChecksumVerifier.md5(ofETag: etag) != nil, "a single-part ETag is an MD5: \(etag)")
+    manifest([
+      "{id: a, url: 's3://data/with-checksum.bin', destination: a.bin}",
+      "{id: b, url: 's3://data/plain.bin', destination: b.bin}",
+    ])
+    let r = try apply([], env: env)
+    #expect(r.outcome("m/a") == "installed" && r.outcome("m/b") == "installed", "\(r.run.stdout)")
+    #expect(r.tasks["m/a"]?["checks"] as? [String] == ["x-amz-checksum-sha256"], "\(r.run.stdout)")
+    #expect(r.tasks["m/b"]?["checks"] as? [String] == ["etag-md5"], "\(r.run.stdout)")
+  }
+
+  /// Bytes that differ from what the store recorded are caught: fetched
+  /// again, never installed.
+  @Test func aDamagedBodyIsCaughtByEitherCheck() throws {
+    let path = dir + "/body"
+    let bytes = testBytes(5000, seed: 3)
+    write(bytes, to: path)
+    let v = ObjectChecksumVerifier()
+    let e = try #require(decode(entry().replacingFirst("https://example.org/a", with: "s3://b/k")).0?.files.first)
+    #expect(v.applies(to: e))
+    let digest = SHA256Hasher.digest(ofFileAt: path, size: Int64(bytes.count))!
+    var input = VerifyInput(
+      entry: e, path: path, size: Int64(bytes.count), sha256: digest, announcedSize: nil, with: .object([]),
+      timeout: 10)
+    input.etag = "\"\(ObjectChecksumVerifier.md5(ofFileAt: path)!)\""
+    #expect(v.verify(input) == .passed(check: "etag-md5"))
+    input.etag = "\"0123456789abcdef0123456789abcdef\""
+    guard case .refetch(let why) = v.verify(input) else { Issue.record("a wrong MD5 passed"); return }
+    #expect(why.contains("MD5"))
+    input.etag = "\"0123456789abcdef0123456789abcdef-2\""
+    #expect(v.verify(input) == .accept(warnings: []), "a multipart ETag names no digest of the bytes")
+    input.storeSHA256 = "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="  // SHA-256 of nothing
+    guard case .refetch = v.verify(input) else { Issue.record("a wrong stored SHA-256 passed"); return }
+    #expect(Base64.hex("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=") == S3Object.emptyBodySHA256)
+  }
+
   @Test func settingsAreFoundAsTheAWSCLIFindsThem() {
     let files = [
       "/h/.aws/credentials": "[default]\naws_access_key_id = AKD\naws_secret_access_key = SKD\n",

@@ -23,6 +23,7 @@ import Testing
     }
     for (kind, name) in [
       ("source", "http"), ("source", "https"), ("source", "file"), ("source", "s3"), ("verifier", "size"),
+      ("verifier", "s3-checksum"),
       ("verifier", "sha256"),
       ("hook", "on_change"), ("hook", "on_complete"),
     ] {
@@ -35,7 +36,7 @@ import Testing
     #expect(
       row("source", "gs", "\(dir)/b/syncfiles-source-gs")?["shadowed_by"] as? String == "\(dir)/a/syncfiles-source-gs")
     #expect(row("source", "http", "\(dir)/b/syncfiles-source-http")?["shadowed_by"] as? String == "built in")
-    #expect(rows.count == 12, "not executable and unrelated files are not plugins: \(rows)")
+    #expect(rows.count == 13, "not executable and unrelated files are not plugins: \(rows)")
     #expect(object?["search_path"] as? [String] == ["\(dir)/a", "\(dir)/b"])
 
     let text = try run(["plugins"], env: env)

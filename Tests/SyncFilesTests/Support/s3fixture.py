@@ -3,7 +3,9 @@
 
     s3fixture.py ENDPOINT keys                  creates a user with a read-write policy
                                                 and prints "ACCESS_KEY SECRET_KEY"
-    s3fixture.py ENDPOINT put AK SK BUCKET KEY FILE   creates the bucket if needed, puts FILE
+    s3fixture.py ENDPOINT put AK SK BUCKET KEY FILE [sha256]
+                                                creates the bucket if needed, puts FILE
+                                                (with a SHA-256 checksum stored, if asked)
     s3fixture.py ENDPOINT delete AK SK BUCKET KEY
 
 moto_server must run with INITIAL_NO_AUTH_ACTION_COUNT=3: the first three
@@ -35,13 +37,14 @@ if cmd == "keys":
     print(k["AccessKeyId"], k["SecretAccessKey"])
 elif cmd == "put":
     ak, sk, bucket, key, path = sys.argv[3:8]
+    extra = {"ChecksumAlgorithm": "SHA256"} if sys.argv[8:9] == ["sha256"] else {}
     s3 = client("s3", ak, sk)
     try:
         s3.create_bucket(Bucket=bucket)
     except s3.exceptions.BucketAlreadyOwnedByYou:
         pass
     with open(path, "rb") as f:
-        r = s3.put_object(Bucket=bucket, Key=key, Body=f.read())
+        r = s3.put_object(Bucket=bucket, Key=key, Body=f.read(), **extra)
     print(r["ETag"])
 elif cmd == "delete":
     ak, sk, bucket, key = sys.argv[3:7]

@@ -63,7 +63,7 @@ final class S3Transport: Transport, @unchecked Sendable {
     guard let (bucket, key) = S3Object.parse(spec.url) else {
       return done(failed(spec, "\(spec.url) is not s3://BUCKET/KEY", retryable: false))
     }
-    var headers = ["x-amz-content-sha256: \(S3Object.emptyBodySHA256)"]
+    var headers = ["x-amz-content-sha256: \(S3Object.emptyBodySHA256)", "x-amz-checksum-mode: ENABLED"]
     if let token = s.sessionToken { headers.append("x-amz-security-token: \(token)") }
     let signing = RequestSigning(provider: "aws:amz:\(s.region):s3", credentials: "\(s.accessKey):\(s.secretKey)")
     let secrets = Secrets(Set([s.secretKey] + (s.sessionToken.map { [$0] } ?? [])))
