@@ -23,6 +23,7 @@ struct FileFields {
   var tls: TLSOptions?
   var proxy: ProxySetting?
   var netrc: NetrcSetting?
+  var s3: S3Options?
   /// `segments`: 0 stands for `auto`.
   var segments: Int?
   var cacheMaxAge: TimeSpan?
@@ -49,6 +50,14 @@ struct FileFields {
     r.netrc = netrc ?? d.netrc
     r.segments = segments ?? d.segments
     r.cacheMaxAge = cacheMaxAge ?? d.cacheMaxAge
+    if let ds = d.s3 {
+      var s = s3 ?? S3Options()
+      s.region = s.region ?? ds.region
+      s.endpoint = s.endpoint ?? ds.endpoint
+      s.addressing = s.addressing ?? ds.addressing
+      s.profile = s.profile ?? ds.profile
+      r.s3 = s
+    }
     if let dt = d.tls {
       var t = tls ?? TLSOptions()
       t.caFile = t.caFile ?? dt.caFile
@@ -692,6 +701,7 @@ extension ManifestDecoder {
     o.network.tls = f.tls ?? TLSOptions()
     o.network.proxy = f.proxy
     o.network.netrc = f.netrc
+    o.network.s3 = f.s3 ?? S3Options()
     return o
   }
 

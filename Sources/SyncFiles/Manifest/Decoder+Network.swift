@@ -17,6 +17,7 @@ extension ManifestDecoder {
       }
       r.tls = t
     }
+    if let p = f[.s3], let sf = fields(p, label("s3"), allowed: Keys.s3) { r.s3 = decodeS3(sf, label) }
     if let p = f[.proxy] { r.proxy = decodeProxy(p, label("proxy")) }
     if let p = f[.netrc] { r.netrc = decodeNetrc(p, label("netrc")) }
   }
@@ -62,6 +63,37 @@ extension ManifestDecoder {
       let mode = String(st.st_mode & 0o777, radix: 8)
       error(mark, "\(what) '\(path)' is readable by every user (mode \(mode)); chmod o-r it, as 0600 or 0640")
     }
+  }
+
+  /// `s3: {region, endpoint, addressing, profile}` (SPEC §9.4).
+  private mutating func decodeS3(_ sf: Fields<YAMLPair>, _ label: (String) -> String)
+    -> S3Options
+  {
+    var s = S3Options()
+    if let n = sf["region"]?.value, let v = string(n, label("s3.region")) {
+      if v.isEmpty
+        || v.utf8.contains(where: { !($0 == 0x2D || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0)) })
+      {
+        error(n.mark, "\(label("s3.region")) must be a region name such as eu-west-1 (lower-case letters, digits, -)")
+      } else {
+        s.region = v
+      }
+    }
+    if let n = sf["endpoint"]?.value, var v = string(n, label("s3.endpoint")) {
+      while v.hasSuffix("/") { v.removeLast() }
+      let scheme = v.firstRange(of: "://").map { v[..<$0.lowerBound].lowercased() }
+      if scheme != "http" && scheme != "https" || v.utf8.count <= (scheme?.utf8.count ?? 0) + 3 {
+        error(n.mark, "\(label("s3.endpoint")) must be an http(s) URL such as https://minio.example:9000")
+      } else {
+        s.endpoint = v
+      }
+    }
+    if let n = sf["addressing"]?.value, let v = string(n, label("s3.addressing")) {
+      s.addressing = S3Options.Addressing(rawValue: v)
+      if s.addressing == nil { error(n.mark, "\(label("s3.addressing")) must be path or virtual, not '\(v)'") }
+    }
+    if let n = sf["profile"]?.value, let v = string(n, label("s3.profile")) { s.profile = v }
+    return s
   }
 
   /// `proxy: URL` or `proxy: none`.

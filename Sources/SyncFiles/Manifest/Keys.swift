@@ -3,7 +3,7 @@
 enum FileKey: Int, CaseIterable {
   case id, url, mirrors, destination, expectedBytes, maxBytes, sha256, schedule, notBefore
   case discretionary, headers, mode, retry, timeout, onChange, verify, tls, proxy, netrc
-  case segments, cacheMaxAge
+  case segments, cacheMaxAge, s3
 
   /// The key as written in a manifest.
   var name: String { Keys.file[rawValue] }
@@ -35,7 +35,7 @@ enum FileKey: Int, CaseIterable {
   init?(named name: String) {
     let found: FileKey?
     switch name.utf8.count {
-    case 2: found = .id
+    case 2: found = name == "id" ? .id : .s3
     case 3: found = name == "url" ? .url : .tls
     case 4: found = .mode
     case 5: found = name == "retry" ? .retry : name == "proxy" ? .proxy : .netrc
@@ -62,7 +62,7 @@ enum Keys {
   static let file = [
     "id", "url", "mirrors", "destination", "expected_bytes", "max_bytes", "sha256", "schedule", "not_before",
     "discretionary", "headers", "mode", "retry", "timeout", "on_change", "verify", "tls", "proxy", "netrc",
-    "segments", "cache_max_age",
+    "segments", "cache_max_age", "s3",
   ]
   /// Keys that name one particular file and so cannot have a default.
   static let perFileOnly = ["id", "url", "mirrors", "destination", "sha256"]
@@ -73,6 +73,7 @@ enum Keys {
   static let hooks = ["on_complete"]
   static let verify = ["plugin", "with"]
   static let tls = ["ca_file", "ca_path", "client_cert", "client_key"]
+  static let s3 = ["region", "endpoint", "addressing", "profile"]
 
   /// Where a key belongs when it is used in the wrong place.
   static func home(of key: String) -> String? {

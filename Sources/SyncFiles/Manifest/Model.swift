@@ -214,6 +214,20 @@ public struct NetworkOptions: Sendable, Hashable {
   public var tls = TLSOptions()
   public var proxy: ProxySetting? = nil
   public var netrc: NetrcSetting? = nil
+  /// `s3:` (SPEC §9.4): where an `s3://` URL goes, over what the environment says.
+  public var s3 = S3Options()
+  public init() {}
+}
+
+/// The manifest's `s3:` keys; nil leaves each to the environment and the
+/// AWS files (`S3Settings.resolve`).
+public struct S3Options: Sendable, Hashable {
+  public enum Addressing: String, Sendable, Hashable, CaseIterable { case path, virtual }
+  public var region: String? = nil
+  /// `scheme://host[:port]`.
+  public var endpoint: String? = nil
+  public var addressing: Addressing? = nil
+  public var profile: String? = nil
   public init() {}
 }
 

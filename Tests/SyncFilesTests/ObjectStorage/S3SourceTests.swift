@@ -148,6 +148,49 @@ import Testing
     #expect(Base64.hex("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=") == S3Object.emptyBodySHA256)
   }
 
+  /// `s3:` in `defaults` names the endpoint and the region, over the environment.
+  @Test func theS3KeyNamesTheEndpoint() throws {
+    let bytes = testBytes(3000, seed: 4)
+    try s3.put("data", "k.bin", bytes)
+    var e = env
+    e["AWS_ENDPOINT_URL"] = "http://127.0.0.1:9"  // nothing listens there: the manifest's endpoint must win
+    manifest(
+      ["{id: k, url: 's3://data/k.bin', destination: k.bin}"],
+      extra: "defaults:\n  s3: {endpoint: '\(s3.endpoint)', region: us-east-1, addressing: path}")
+    let r = try apply([], env: e)
+    #expect(r.outcome("m/k") == "installed", "\(r.run.stdout)\(r.run.stderr)")
+    #expect(out("k.bin") == bytes)
+  }
+
+  @Test func theS3KeysAreCheckedWhereTheyAreWritten() {
+    let (m, d) = decode(
+      entry("s3: {region: eu-west-1, endpoint: 'https://minio.example:9000/', addressing: virtual, profile: r}"))
+    #expect(errors(d).isEmpty, "\(d)")
+    let o = m?.files.first?.network.s3
+    #expect(o?.region == "eu-west-1" && o?.endpoint == "https://minio.example:9000" && o?.addressing == .virtual)
+    #expect(o?.profile == "r")
+    let (_, bad) = decode(entry("s3: {addressing: sideways, endpoint: ftp://x, region: EU, colour: blue}"))
+    let text = errors(bad).map(\.message).joined(separator: "\n")
+    #expect(text.contains("s3.addressing must be path or virtual, not 'sideways'"), "\(text)")
+    #expect(text.contains("s3.endpoint must be an http(s) URL"), "\(text)")
+    #expect(text.contains("s3.region must be a region name"), "\(text)")
+    #expect(text.contains("colour"), "\(text)")
+    #expect(errors(bad).allSatisfy { $0.mark?.line == 8 }, "each at its line: \(bad)")
+  }
+
+  @Test func addressingIsPathOrVirtualHost() {
+    var s = S3Settings(
+      region: "eu-west-1", endpoint: nil, accessKey: "a", secretKey: "s", sessionToken: nil, profile: "default",
+      keysFrom: "", pathStyle: false)
+    #expect(s.url(bucket: "b", key: "k") == "https://b.s3.eu-west-1.amazonaws.com/k")
+    s.pathStyle = true
+    #expect(s.url(bucket: "b", key: "k") == "https://s3.eu-west-1.amazonaws.com/b/k")
+    s.endpoint = "https://minio.example:9000"
+    #expect(s.url(bucket: "b", key: "k") == "https://minio.example:9000/b/k")
+    s.pathStyle = false
+    #expect(s.url(bucket: "b", key: "k") == "https://b.minio.example:9000/k")
+  }
+
   @Test func settingsAreFoundAsTheAWSCLIFindsThem() {
     let files = [
       "/h/.aws/credentials": "[default]\naws_access_key_id = AKD\naws_secret_access_key = SKD\n",

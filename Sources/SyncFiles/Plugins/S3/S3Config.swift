@@ -11,6 +11,9 @@
 ///   `endpoint_url`, else AWS's own for the region. Another endpoint (MinIO,
 ///   a test server) is addressed by path (`/BUCKET/KEY`), AWS's by virtual
 ///   host (`BUCKET.s3.REGION.amazonaws.com`).
+/// The manifest's `s3:` keys come first: a `profile` there reads that
+/// profile's keys (as the CLI's `--profile` does, over the key variables),
+/// and `addressing` chooses path or virtual-host addressing.
 /// Pure: the caller gives the environment and a way to read a file.
 public struct S3Settings: Sendable, Hashable {
   public var region: String
@@ -22,6 +25,8 @@ public struct S3Settings: Sendable, Hashable {
   public var profile: String
   /// Where the keys were found, for messages (never the keys).
   public var keysFrom: String
+  /// `ENDPOINT/BUCKET/KEY` rather than `BUCKET.HOST/KEY`.
+  public var pathStyle: Bool
 
   /// Why no settings could be made.
   public enum Problem: Error, Sendable, Hashable {
@@ -40,10 +45,10 @@ public struct S3Settings: Sendable, Hashable {
   }
 
   public static func resolve(
-    environment env: [String: String], readFile: (String) -> String?
+    environment env: [String: String], readFile: (String) -> String?, options: S3Options = S3Options()
   ) -> Result<S3Settings, Problem> {
     func value(_ k: String) -> String? { env[k].flatMap { $0.isEmpty ? nil : $0 } }
-    let profile = value("AWS_PROFILE") ?? "default"
+    let profile = options.profile ?? value("AWS_PROFILE") ?? "default"
     let home = value("HOME") ?? "/root"
     let credentialsPath = value("AWS_SHARED_CREDENTIALS_FILE") ?? home + "/.aws/credentials"
     let configPath = value("AWS_CONFIG_FILE") ?? home + "/.aws/config"
@@ -52,8 +57,12 @@ public struct S3Settings: Sendable, Hashable {
     let config = readFile(configPath).map { INI.sections($0)[configName] ?? [:] } ?? [:]
 
     var keys: (String, String, String?, String)?
+    let fromVariables =
+      options.profile == nil
+      ? ("AWS_ACCESS_KEY_ID", value("AWS_ACCESS_KEY_ID"), value("AWS_SECRET_ACCESS_KEY"), value("AWS_SESSION_TOKEN"))
+      : ("AWS_ACCESS_KEY_ID", nil, nil, nil)
     for (from, id, secret, token) in [
-      ("AWS_ACCESS_KEY_ID", value("AWS_ACCESS_KEY_ID"), value("AWS_SECRET_ACCESS_KEY"), value("AWS_SESSION_TOKEN")),
+      fromVariables,
       (
         credentialsPath, credentials["aws_access_key_id"], credentials["aws_secret_access_key"],
         credentials["aws_session_token"]
@@ -68,13 +77,15 @@ public struct S3Settings: Sendable, Hashable {
     guard let (id, secret, token, from) = keys else {
       return .failure(.noCredentials(profile: profile, looked: [credentialsPath, configPath]))
     }
-    let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? config["region"] ?? "us-east-1"
-    var endpoint = value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL") ?? config["endpoint_url"]
+    let region =
+      options.region ?? value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? config["region"] ?? "us-east-1"
+    var endpoint =
+      options.endpoint ?? value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL") ?? config["endpoint_url"]
     while endpoint?.hasSuffix("/") == true { endpoint?.removeLast() }
     return .success(
       S3Settings(
         region: region, endpoint: endpoint, accessKey: id, secretKey: secret, sessionToken: token,
-        profile: profile, keysFrom: from))
+        profile: profile, keysFrom: from, pathStyle: options.addressing.map { $0 == .path } ?? (endpoint != nil)))
   }
 
   /// The HTTPS URL of `key` in `bucket`, each path segment percent-encoded
@@ -82,8 +93,10 @@ public struct S3Settings: Sendable, Hashable {
   public func url(bucket: String, key: String) -> String {
     let path = key.split(separator: "/", omittingEmptySubsequences: false).map { S3Settings.encode($0) }
       .joined(separator: "/")
-    if let endpoint { return "\(endpoint)/\(S3Settings.encode(bucket[...]))/\(path)" }
-    return "https://\(bucket).s3.\(region).amazonaws.com/\(path)"
+    let base = endpoint ?? "https://s3.\(region).amazonaws.com"
+    if pathStyle { return "\(base)/\(S3Settings.encode(bucket[...]))/\(path)" }
+    guard let sep = base.firstRange(of: "://") else { return "\(base)/\(path)" }
+    return "\(base[..<sep.upperBound])\(bucket).\(base[sep.upperBound...])/\(path)"
   }
 
   static func encode(_ s: Substring) -> String {

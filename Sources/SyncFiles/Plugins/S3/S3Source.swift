@@ -27,8 +27,7 @@ public final class S3Source: SourcePlugin {
         perHost: options.perHost, rate: options.rate, environment: options.environment, verbose: options.verbose,
         segments: options.segments, parallel: options.parallel)
     else { return nil }
-    return S3Transport(
-      engine: engine, settings: S3Settings.resolve(environment: environment ?? Runtime.environment, readFile: readFile))
+    return S3Transport(engine: engine, environment: environment ?? Runtime.environment, readFile: readFile)
   }
 
   /// A small text file's contents, or nil.
@@ -42,11 +41,25 @@ public final class S3Source: SourcePlugin {
 /// the endpoint, signed, and its S3 error codes put in words.
 final class S3Transport: Transport, @unchecked Sendable {
   let engine: TransferEngine
-  let settings: Result<S3Settings, S3Settings.Problem>
+  let environment: [String: String]
+  let readFile: @Sendable (String) -> String?
+  private let lock = Lock()
+  /// Settings per `s3:` options of the entries met (most runs meet one).
+  private var found: [S3Options: Result<S3Settings, S3Settings.Problem>] = [:]
 
-  init(engine: TransferEngine, settings: Result<S3Settings, S3Settings.Problem>) {
+  init(engine: TransferEngine, environment: [String: String], readFile: @escaping @Sendable (String) -> String?) {
     self.engine = engine
-    self.settings = settings
+    self.environment = environment
+    self.readFile = readFile
+  }
+
+  func settings(_ options: S3Options) -> Result<S3Settings, S3Settings.Problem> {
+    lock.locked {
+      if let known = found[options] { return known }
+      let made = S3Settings.resolve(environment: environment, readFile: readFile, options: options)
+      found[options] = made
+      return made
+    }
   }
 
   var keepsLimits: Bool { true }
@@ -56,7 +69,7 @@ final class S3Transport: Transport, @unchecked Sendable {
 
   func start(_ spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void) {
     let s: S3Settings
-    switch settings {
+    switch settings(spec.network.s3) {
     case .success(let found): s = found
     case .failure(let problem): return done(failed(spec, problem.message, retryable: false))
     }
