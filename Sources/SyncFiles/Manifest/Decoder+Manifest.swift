@@ -50,22 +50,9 @@ struct FileFields {
     r.netrc = netrc ?? d.netrc
     r.segments = segments ?? d.segments
     r.cacheMaxAge = cacheMaxAge ?? d.cacheMaxAge
-    if let ds = d.s3 {
-      var s = s3 ?? S3Options()
-      s.region = s.region ?? ds.region
-      s.endpoint = s.endpoint ?? ds.endpoint
-      s.addressing = s.addressing ?? ds.addressing
-      s.profile = s.profile ?? ds.profile
-      r.s3 = s
-    }
-    if let dt = d.tls {
-      var t = tls ?? TLSOptions()
-      t.caFile = t.caFile ?? dt.caFile
-      t.caPath = t.caPath ?? dt.caPath
-      t.clientCert = t.clientCert ?? dt.clientCert
-      t.clientKey = t.clientKey ?? dt.clientKey
-      r.tls = t
-    }
+    // Mappings merge key by key.
+    if let ds = d.s3 { r.s3 = (s3 ?? S3Options()).over(ds) }
+    if let dt = d.tls { r.tls = (tls ?? TLSOptions()).over(dt) }
     if let dh = d.headers {
       let own = Set((headers ?? []).map { $0.name.lowercased() })
       r.headers = (headers ?? []) + dh.filter { !own.contains($0.name.lowercased()) }

@@ -189,6 +189,16 @@ public struct TLSOptions: Sendable, Hashable {
   public var clientKey: String? = nil
   public init() {}
   public var isEmpty: Bool { caFile == nil && caPath == nil && clientCert == nil && clientKey == nil }
+
+  /// These keys, each one not set taken from `d` (an entry over `defaults`).
+  func over(_ d: TLSOptions) -> TLSOptions {
+    var t = self
+    t.caFile = caFile ?? d.caFile
+    t.caPath = caPath ?? d.caPath
+    t.clientCert = clientCert ?? d.clientCert
+    t.clientKey = clientKey ?? d.clientKey
+    return t
+  }
 }
 
 /// `proxy:` of a file entry; absent means the environment decides.
@@ -229,6 +239,16 @@ public struct S3Options: Sendable, Hashable {
   public var addressing: Addressing? = nil
   public var profile: String? = nil
   public init() {}
+
+  /// These keys, each one not set taken from `d` (an entry over `defaults`).
+  func over(_ d: S3Options) -> S3Options {
+    var s = self
+    s.region = region ?? d.region
+    s.endpoint = endpoint ?? d.endpoint
+    s.addressing = addressing ?? d.addressing
+    s.profile = profile ?? d.profile
+    return s
+  }
 }
 
 public struct VerifySpec: Sendable, Hashable {
