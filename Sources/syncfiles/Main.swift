@@ -83,7 +83,7 @@ struct SyncFilesCommand: AsyncParsableCommand {
   /// that command alone parses the rest first: swift-argument-parser builds
   /// the argument set of every command it passes through several times over
   /// (by reflection), and from the root `apply`'s cost 12.7 M instructions
-  /// before the first request (W4, W7). Whatever the command alone does not
+  /// before the first request (in every run). Whatever the command alone does not
   /// parse to itself (`--help`, `--version`, a usage error) is parsed again
   /// from the root, so every message, usage line and exit code is the
   /// root's; what it does, the root parses to the same command.

@@ -42,8 +42,8 @@ final class Folder: Sendable {
   /// The folder of the file at `relative` (a path with a name at its end)
   /// inside `root`, as `of(root:parts:…)` gives it. A plain path's folder
   /// already open is found by its text, without splitting the path into
-  /// its components (4,900 instructions a file on the install thread: W1,
-  /// W7).
+  /// its components (most of the install thread's work on
+  /// a file).
   static func of(
     root: String, fileAt relative: String, create: Bool, fresh: Bool = false, for destination: String
   ) throws(InstallError) -> Folder {

@@ -45,7 +45,7 @@ final class InstallQueue: @unchecked Sendable {
   /// The thread waits for a first item, then (grouping) for a full group or
   /// the end of the gathering: only those two need it woken. A wake-up for
   /// every item woke it during each gathering to find the group not yet full
-  /// (W7: 317 sleeps of the install thread for 500 files, each preempting the
+  /// (317 sleeps of the install thread for 500 files, each preempting the
   /// runner's thread, which pushed nginx onto the engine thread's core).
   func add(_ item: Item) {
     lock.locked {

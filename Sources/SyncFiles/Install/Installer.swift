@@ -40,7 +40,7 @@ public final class PartialFile: @unchecked Sendable {
   /// partial in a file (its bytes are hashed as they are written). A held
   /// body is hashed by the thread that verifies it or writes it out, not by
   /// the transfer thread as it arrives: that thread takes every request of
-  /// the session in turn (issue 15, W1: 22 ms of SHA-256 on it per 2,000
+  /// the session in turn (22 ms of SHA-256 on it per 2,000
   /// bodies of 16 KiB).
   public func hashHeld(into hasher: SHA256Hasher) {
     guard let held, !heldHashed else { return }
@@ -67,7 +67,7 @@ public final class PartialFile: @unchecked Sendable {
   /// A partial whose bytes are held in memory as they arrive and written to
   /// its file only by `materialize` (on the install thread, as a rule): a
   /// small body costs the transfer thread no file, no write and no journal
-  /// record (issue 15, W7). No file exists until then, so nothing is left
+  /// record. No file exists until then, so nothing is left
   /// to resume after a kill; the transfer writes it out when it must be kept.
   public convenience init(holding root: String, relative: String, capacity: Int) throws(InstallError) {
     try self.init(naming: root, relative)
@@ -87,7 +87,7 @@ public final class PartialFile: @unchecked Sendable {
 
   /// The last component of `relative`, which has no `.` or `..` component.
   /// Checked byte by byte when it is plain (as destinations are): splitting
-  /// it cost the transfer thread 8,000 instructions a file (W7).
+  /// it cost the transfer thread 8,000 instructions a file (500 small files over TLS).
   private static func lastName(of relative: String) throws(InstallError) -> String {
     if Paths.isPlainRelative(relative) { return Paths.fileName(of: relative) }
     let parts = relative.split(separator: "/")
@@ -456,7 +456,7 @@ public final class PartialFile: @unchecked Sendable {
   /// Writes a range's bytes at their offset (the partial was preallocated).
   /// Every `writebackStep` bytes written so, the kernel is asked to start
   /// writing the file's dirty pages, as for one stream: without it the fsync
-  /// at commit found the whole file still to write (W3, 1 GiB in 4 ranges:
+  /// at commit found the whole file still to write (a 1 GiB file in 4 ranges:
   /// 0.45 s after the last byte arrived).
   public func write(_ buffer: UnsafeRawBufferPointer, at offset: Int64) throws(InstallError) {
     let out = try positional()

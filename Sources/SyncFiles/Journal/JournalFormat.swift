@@ -34,7 +34,7 @@ public enum JournalFormat {
   /// Appends the line of `state`'s record to `out`. The record is written
   /// into `scratch` first, whose room is kept from one record to the next:
   /// a line costs no allocation of its own and one copy (a steady run
-  /// writes one for every task; issue 15, W4).
+  /// writes one for every task).
   static func appendLine(_ state: TaskState, to out: inout [UInt8], scratch: inout RecordScratch) {
     guard state.hasCursorRecord else {
       return state.recordBytes().withUnsafeBufferPointer { appendLine(body: $0, to: &out) }

@@ -3,7 +3,7 @@
 #endif
 
 /// Reads and decodes the journal on another thread while the manifests
-/// load (issue 15: `apply` read the two one after the other before its first
+/// load (`apply` read the two one after the other before its first
 /// request). It creates nothing and takes no lock: an invalid manifest still
 /// leaves no journal behind. `JournalWriter` takes the lock and uses this
 /// decoding only when the file is as it was read, so what another process

@@ -3,7 +3,7 @@
 #endif
 
 /// Task records written and read as bytes, without a JSON tree in between
-/// (issue 15: a steady run reads every record of the journal and writes one
+/// (a steady run reads every record of the journal and writes one
 /// per task). `TaskState.json` and `TaskState(json:)` stay the definition:
 /// the writer here makes the same bytes as `json.bytes()`, and the reader
 /// takes only the shape that writer makes (its keys in its order, its value
@@ -119,7 +119,7 @@ struct RecordScratch {
 
 /// The RFC 3339 text of the last time written, kept to be copied again: the
 /// records of one run mostly share the second of their check and success
-/// (a steady run writes two times for each of thousands of tasks; issue 15, W4).
+/// (a steady run writes two times for each of thousands of tasks).
 struct RFC3339Text {
   private var seconds: Int64?
   /// Its 20 bytes (`2026-11-22T03:00:00Z`) and 4 spare.
@@ -142,7 +142,7 @@ struct RFC3339Text {
 
 /// The last time a reader parsed, kept with its text: a journal's records
 /// mostly share the second of their check and success, and a steady run
-/// reads two times for each of thousands of tasks (issue 15, W4).
+/// reads two times for each of thousands of tasks.
 struct RFC3339Parsed {
   /// The text's 20 bytes (`2026-11-22T03:00:00Z`) and 4 spare.
   private var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
@@ -288,8 +288,8 @@ private struct RecordReader {
       return String(decoding: UnsafeBufferPointer(rebasing: b[start..<(i - 1)]), as: UTF8.self)
     }
     // Escapes (an ETag's quotes): checked and counted first, then written
-    // once into the string's own storage, with no array between (issue 15,
-    // W4: every record's ETag came here).
+    // once into the string's own storage, with no array between (every
+    // record's ETag comes here).
     var end = i
     var length = i - start
     while end < b.count, b[end] != UInt8(ascii: "\"") {

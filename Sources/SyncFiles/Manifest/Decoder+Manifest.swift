@@ -80,7 +80,7 @@ struct FilesProgress {
 /// first used (the line alone: 4 bytes, not 16 a mark). Each id is hashed
 /// once and never again as the table grows: a dictionary hashed each id
 /// twice and again at every doubling, a tenth of the decoding thread's time
-/// for W5's 100,000 entries.
+/// for a manifest of 100,000 entries.
 struct SeenIDs {
   private var table = ByteKeyTable()
   private var ids: [String] = []
@@ -616,7 +616,7 @@ extension ManifestDecoder {
     entry.sha256 = f.sha256
     entry.notBefore = f.notBefore
     // An entry that sets no option, nor do its defaults, keeps the default
-    // options' box: none is built and compared (W5: most of the options' cost).
+    // options' box: none is built and compared (a manifest of 100,000 entries: most of the options' cost).
     if f.marks.hasOptionKey() { entry.options = entryOptions(f, item: item, manifest: manifest, url: url) }
     let o = entry.options.value
     if let n = o.segments, let cap = manifest.limits.segments, n > cap {

@@ -30,7 +30,7 @@ enum FileKey: Int, CaseIterable {
   }
 
   /// The key written `name`, found by its length and then at most three
-  /// comparisons (the decoder asks for every key of every entry: W5 has
+  /// comparisons (the decoder asks for every key of every entry: a large manifest has
   /// 500,000; a scan of `Keys.file` compared up to twenty).
   init?(named name: String) {
     let found: FileKey?

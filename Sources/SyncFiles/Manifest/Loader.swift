@@ -21,7 +21,7 @@ public struct ManifestLoader: Sendable {
   /// Items of `files:` decoded on the parser's thread before the rest move
   /// to a thread of their own (`PipelinedFiles`). An item takes about 25,000
   /// instructions to decode, a thread's start far fewer: past a few dozen
-  /// items the parser should not wait for them (W7's 500 entries: the
+  /// items the parser should not wait for them (a manifest of 500 entries: the
   /// parser's thread 309.3 -> 302.4 M instructions against 256 inline).
   var inlineItems = 32
 
@@ -89,7 +89,7 @@ public struct ManifestLoader: Sendable {
     set.diagnostics += Self.destinationConflicts(set)
     // The check's tables were the load's last large allocation, on a heap
     // top glibc keeps: what planning allocates next does not reuse it, and it
-    // would stay in the peak (W5 100,000 entries: 2 MiB; the call costs about
+    // would stay in the peak (a manifest of 100,000 entries: 2 MiB; the call costs about
     // a millisecond).
     sf_release_free_memory()
     return set

@@ -31,7 +31,7 @@ public struct ExpandedString: Sendable, Hashable, CustomStringConvertible, Custo
 public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
   // A text with no `${VAR}` is kept in two parts: up to its last `/`, a
   // string the URLs of one folder share, and the rest, most often short
-  // enough to need no allocation (W5: 80 bytes of text an entry became
+  // enough to need no allocation (a manifest of 100,000 entries: 80 bytes of text an entry became
   // none). One with a variable keeps its expanded text in a box.
   private let head: String
   private let tail: String
@@ -288,7 +288,7 @@ public struct SharedValue<Value> {
     // Written only through a SharedValue that holds the sole reference
     // (`_modify` below), so no access to a box can overlap a write to it:
     // the run-time exclusivity check, on every read of every entry's
-    // field, could never fail here (it was 3.5 % of W4's instructions).
+    // field, could never fail here (it was 3.5 % of a steady run's instructions).
     @exclusivity(unchecked) var value: Value
     init(_ value: Value) { self.value = value }
   }
@@ -321,7 +321,7 @@ extension SharedValue: Equatable, Hashable where Value: Hashable {
 /// around by the hundred thousand, and copying the box is one reference
 /// count where copying the values was one per string and list. The options
 /// most entries inherit unchanged sit in a second box that those entries
-/// share (W5: 536 bytes of values per entry became 240).
+/// share (a manifest of 100,000 entries: 536 bytes of values per entry became 240).
 @dynamicMemberLookup
 public struct FileEntry: Sendable, Hashable {
   public struct Values: Sendable, Hashable {
@@ -335,7 +335,7 @@ public struct FileEntry: Sendable, Hashable {
     /// Absolute, normalized path: the root, a slash, then `destination`.
     public let destinationPath: String
     /// Where `destination` starts in `destinationPath`: one text for both
-    /// (W5: a second string was 80 bytes an entry).
+    /// (a manifest of 100,000 entries: a second string was 80 bytes an entry).
     let destinationStart: UInt32
     /// Normalized, relative to the manifest's root (`tables/iris.csv`).
     public var destination: String {
@@ -365,7 +365,7 @@ public struct FileEntry: Sendable, Hashable {
     }
     public var options = Values.defaultOptions
     // Without an optional's padding (an entry holds these 100,000 times in
-    // W5): -1 for no expected size (sizes are not negative), Int64.min for
+    // a manifest of 100,000 entries): -1 for no expected size (sizes are not negative), Int64.min for
     // no not_before.
     private var storedExpected: Int64 = -1
     private var notBeforeSeconds = Int64.min

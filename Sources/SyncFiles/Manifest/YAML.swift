@@ -94,7 +94,7 @@ struct NoListSink: YAMLListSink {
 
 /// The text a parse reads: bytes in memory, or an open file read as libyaml
 /// asks for it (16 KiB at a time), so that a large manifest is never held
-/// whole (W5: a 100,000-entry manifest is 15 MB).
+/// whole (a manifest of 100,000 entries is 15 MB).
 public enum YAMLInput {
   case bytes([UInt8])
   /// Read from its current offset to its end; the caller closes it.

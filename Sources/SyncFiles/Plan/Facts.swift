@@ -55,7 +55,7 @@ public struct Facts: Sendable {
   /// How many partials beside their destinations `files` holds, when the
   /// gatherer counted them (nil: not counted, look each one up). With none,
   /// the planner does not make each task's partial path to look it up
-  /// (W5: 100,000 paths made for nothing).
+  /// (100,000 paths made for nothing in a manifest of 100,000 entries).
   public var siblingPartials: Int? = nil
 
   public init(now: Timestamp, localMinuteOfDay: Int, onACPower: Bool) {
@@ -81,7 +81,7 @@ public enum FactGatherer {
   /// From `splitFrom` destinations on, the second half is looked at on a
   /// thread of its own: the `lstat`s are system calls that wait on nothing
   /// but the kernel, and while the facts are gathered the other core is idle
-  /// (issue 15, W4: 2,000 destinations, 7–9 ms on one thread).
+  /// (2,000 destinations, 7–9 ms on one thread).
   public static func gather(
     for manifests: [Manifest], journal: [String: TaskState], now: Timestamp, digests: Bool = true
   ) -> Facts {
@@ -171,7 +171,7 @@ public enum FactGatherer {
 
   /// Each destination folder once, found by its bytes: most destinations
   /// share their folder, and a string made for each one and hashed twice
-  /// cost more than the `stat` (W5: 100,000 destinations in 1,000 folders).
+  /// cost more than the `stat` (100,000 destinations in 1,000 folders).
   struct FolderTable {
     private var table = ByteKeyTable()
     private var folders: [(path: String, missing: Bool)] = []
@@ -203,7 +203,7 @@ public enum FactGatherer {
     static let listFrom = 64
     let manifests: [Manifest]
     /// Counted when first needed: a plan whose folders do not exist yet
-    /// (W5) asks for none.
+    /// (a manifest of 100,000 entries) asks for none.
     var crowdedFolders: Set<String>? = nil
     var listed: [String: Set<String>] = [:]
 
@@ -213,7 +213,7 @@ public enum FactGatherer {
     /// come folder by folder as a rule: one in the folder of the destination
     /// before it is counted by comparing bytes, and a folder's name is made
     /// and hashed only where the folder changes (it was both for every
-    /// destination, in each half of the facts: W4 2.8 M instructions a half).
+    /// destination, in each half of the facts).
     static func crowded(_ manifests: [Manifest]) -> Set<String> {
       var count: [String: Int] = [:]
       var run: (folder: String, n: Int)? = nil
@@ -241,7 +241,7 @@ public enum FactGatherer {
 
     /// The last folder asked about and its listed partials (nil: look each
     /// partial up): destinations come folder by folder, and each one's
-    /// folder was hashed three times (W4: 2,000 destinations in one folder).
+    /// folder was hashed three times (2,000 destinations in one folder).
     private var last: (folder: String, partials: Set<String>?)? = nil
 
     /// Whether the partial of `destination` may lie in `folder`, its folder.

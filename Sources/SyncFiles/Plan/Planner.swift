@@ -265,7 +265,7 @@ public enum Planner {
 
   /// The reason of a task waiting for its `not_before`, made once per date:
   /// a manifest of 100,000 entries often names one date for all of them, and
-  /// writing it out was a third of planning each (W5).
+  /// writing it out was a third of planning each (a manifest of 100,000 entries).
   struct WaitReasons {
     private var last: (date: Timestamp, text: String)?
 

@@ -48,7 +48,7 @@ public struct RunReport: Sendable {
 
   // By index: reading one field of a task's report does not copy the report
   // (through `filter` and `reduce` each pass retained and released its dozen
-  // strings; W4: 7.6 M instructions at the end of every run, in the text's seven passes).
+  // strings, in each of the text's seven passes, at the end of every run).
   public func count(_ o: TaskOutcome) -> Int {
     var n = 0
     for i in tasks.indices where tasks[i].outcome == o { n += 1 }

@@ -75,7 +75,7 @@ public final class Runner: @unchecked Sendable {
   var jobs: [Job] = []
   /// What each task did, in the jobs' order: apart from the jobs, so that the
   /// run's report takes this array as it is instead of a copy of each
-  /// (W5: a no-op apply of 100,000 entries held both at its end).
+  /// (a no-op apply of 100,000 entries held both at its end).
   var reports: [TaskReport] = []
   /// The apply's steps: the caller's, then the run's own.
   var clock: RunClock
@@ -186,7 +186,7 @@ public final class Runner: @unchecked Sendable {
       // The outcomes held back reach the journal in one write every 20 ms
       // (and at 64 KiB, and at the end): a killed run loses at most those
       // checks, whose files are revalidated next time. Per batch of events
-      // it was one write for every four records (W4: 500 writes).
+      // it was one write for every four records (a run of 2,000 revalidations: 500 writes).
       if t - loop.lastJournalFlush >= Self.flushInterval {
         journal.flush()
         loop.lastJournalFlush = t
@@ -202,7 +202,7 @@ public final class Runner: @unchecked Sendable {
   /// One job per planned task, each knowing its manifest and its URLs (mirrors after the url).
   func makeJobs() -> [Job] {
     // With one manifest (most sessions) every task is its: no table of ids
-    // (W4: 2,000 ids hashed twice, the table grown twelve times).
+    // (2,000 ids hashed twice, the table grown twelve times).
     var manifestOf: [String: Int] = [:]
     if manifests.count > 1 {
       manifestOf.reserveCapacity(manifests.reduce(0) { $0 + $1.files.count })

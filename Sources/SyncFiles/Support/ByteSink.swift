@@ -2,7 +2,7 @@
 /// digits) put what they make: a growing array, or a cursor into room sized
 /// beforehand. The journal's records take the cursor: appending to an array
 /// checks its uniqueness and capacity at every byte, and a steady run writes
-/// a record of about 400 bytes for every task (issue 15, W4).
+/// a record of about 400 bytes for every task.
 protocol ByteSink {
   mutating func put(_ b: UInt8)
   mutating func put(_ bytes: UnsafeBufferPointer<UInt8>)

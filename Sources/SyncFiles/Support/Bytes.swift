@@ -4,7 +4,7 @@
 
 /// Scans of a string's UTF-8 bytes in place. A native string keeps its bytes
 /// contiguous, and a loop over a buffer costs a few instructions a byte where
-/// the generic `utf8` view costs thirty (W5: a manifest of 100,000 entries
+/// the generic `utf8` view costs thirty (a manifest of 100,000 entries
 /// checks each URL and path this way).
 extension StringProtocol {
   /// Runs `body` on the bytes in place, or on a copy where they are not contiguous.
@@ -36,7 +36,7 @@ extension StringProtocol {
 extension String {
   /// `head`, then `separator` (when given), then `tail`, made in one
   /// allocation of the exact size. `a + "/" + b` makes an intermediate
-  /// string and grows the result past its size (W5: 96 bytes for a path of
+  /// string and grows the result past its size (a manifest of 100,000 entries: 96 bytes for a path of
   /// 34, and a prefix made and freed for each of 100,000 entries).
   init(_ head: String, _ separator: UInt8?, _ tail: String) {
     var head = head
@@ -59,7 +59,7 @@ extension String {
 
 extension [UInt8] {
   /// Appends a string's UTF-8 bytes with one copy (the generic `utf8` view
-  /// costs about 170 instructions a cell: W5's plan table has 300,000).
+  /// costs about 170 instructions a cell: a 100,000-entry manifest's plan table has 300,000).
   mutating func appendUTF8(_ s: some StringProtocol) {
     s.withUTF8Bytes { append(contentsOf: $0) }
   }

@@ -65,7 +65,7 @@ public struct ByteRanges: Sendable, Hashable {
   /// between half a piece and one and a half, unless the gap itself is shorter).
   /// Connections take the pieces in turn, so the bytes complete from the
   /// start of the file on and the hashing, which needs them in order, keeps
-  /// up (issue 15, W3: with one share per connection, three quarters of a
+  /// up (a 1 GiB file: with one share per connection, three quarters of a
   /// 1 GiB file waited to be hashed after its last byte).
   public static func pieces(_ gaps: [Range<Int64>], size: Int64) -> [Range<Int64>] {
     var out: [Range<Int64>] = []

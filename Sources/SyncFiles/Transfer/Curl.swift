@@ -16,7 +16,7 @@ enum CurlGlobal {
 /// an HTTP/1.1 server over TLS that closed connections after two requests,
 /// a run 4 at a time made 8 full handshakes in 22 connections (and
 /// `curl --parallel`, whose handles share their sessions, 1 in 43 for 200
-/// files 8 at a time; issue 15, TLS session reuse). libcurl matches a session to the host, port and TLS
+/// files 8 at a time; TLS session reuse). libcurl matches a session to the host, port and TLS
 /// options it was made under, so a request under other trust never resumes
 /// one. The driver keeps each host's share, and each handle the one it
 /// uses: a share is freed after both let go of it.

@@ -18,7 +18,7 @@ internal import CCrypto
 /// for bytes already written to a file, as a range of that file, which the
 /// hashing thread reads back itself (`update(_:writtenAt:in:)`,
 /// `update(readingBack:from:)`): the transfer thread then copies nothing
-/// (issue 15, W3: a sixth of its time was that copy and the read-back of
+/// (a 1 GiB file: a sixth of its time was that copy and the read-back of
 /// ranges that completed out of order). A range that cannot be read back
 /// makes `finish` return nil: never a digest of other bytes.
 /// `finish`, `reset` and `deinit` first wait until this hasher's pieces are
@@ -271,7 +271,7 @@ final class HashRing: @unchecked Sendable {
   /// owed, or someone waits for them. Woken for every piece, it hashed each
   /// as it came and slept again: a body over HTTP/2 arrives 16 KiB at a
   /// time, and 256 MiB over TLS cost 22,002 `futex` calls, about two for
-  /// each piece, and read the file back 16 KiB at a time (issue 15).
+  /// each piece, and read the file back 16 KiB at a time.
   private var batched: Bool { drainers == 0 && owed < Int64(Self.readSize) }
 
   private func startIfNeeded() {
