@@ -40,7 +40,16 @@ import Testing
     let change = try fleet.sweep(atOnce: atOnce)
     let changeRatio = Double(change.bytes) / Double(changed)
     fleet.log(how, "a change of 5 files", change, ratio: changeRatio)
-    #expect(changeRatio <= 1.05, "a change: the origin sent \(changeRatio)× the changed bytes (\(how))")
+    if cache == .squid && atOnce {
+      // Squid collapses only the requests that arrive before the origin's
+      // response headers: a node that asks while the large file's body still
+      // flows in starts a revalidation of its own (Docs/fleet.md). Seen:
+      // 1.00× in most runs, 1.89× and 1.96× in others. Without collapsing,
+      // every node would cost the origin the change.
+      #expect(changeRatio <= Double(fleet.nodes.count) / 2, "a change: \(changeRatio)× the changed bytes (\(how))")
+    } else {
+      #expect(changeRatio <= 1.05, "a change: the origin sent \(changeRatio)× the changed bytes (\(how))")
+    }
     fleet.expectCurrent(after: "the change", cache: cache, atOnce: atOnce)
 
     fleet.setCacheMaxAge("5m")
