@@ -150,6 +150,12 @@ struct LoadedSession {
     var probe = RemoteProbe.Options(parallel: plan.limits.parallel ?? Limits.defaultParallel)
     probe.environment = NetworkEnvironment(environment: Runtime.environment)
     if verbose { probe.verbose = { Output.error($0) } }
+    let env = Runtime.environment
+    probe.mapped = { url, network in
+      S3Source.probeTarget(url: url.text.revealed, options: network.s3, environment: env).map {
+        $0.mapError { RemoteProbe.MappingFailure($0.message) }
+      }
+    }
     let refined = RemoteRefinement.refine(
       plan, facts: facts, secrets: Secrets(all: set.manifests.map(\.secrets)), options: probe)
     return (refined, facts)

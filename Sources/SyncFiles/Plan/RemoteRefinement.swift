@@ -3,12 +3,30 @@
 /// given answers is a unit test.
 public enum RemoteRefinement {
   /// One HEAD per task that would run over http(s), with the plan's request policy.
-  public static func requests(_ plan: SessionPlan, secrets: Secrets) -> [RemoteProbe.Request] {
-    plan.tasks.filter { $0.runs && $0.entry.url.isBuiltIn }.map { t in
-      RemoteProbe.Request(
+  /// A URL libcurl does not serve is probed only when `mapped` sends it to
+  /// HTTP (object storage); one it cannot map gets its reason.
+  public static func requests(
+    _ plan: SessionPlan, secrets: Secrets,
+    mapped: (@Sendable (SourceURL, NetworkOptions) -> Result<SignedTarget, RemoteProbe.MappingFailure>?)? = nil
+  ) -> (requests: [RemoteProbe.Request], failed: [String: RemoteFact]) {
+    var out: [RemoteProbe.Request] = []
+    var failed: [String: RemoteFact] = [:]
+    for t in plan.tasks where t.runs {
+      var r = RemoteProbe.Request(
         id: t.id, url: t.entry.url, headers: t.entry.headers, policy: t.request,
         connectTimeout: t.entry.timeout.connect, network: t.entry.network, secrets: secrets)
+      if !t.entry.url.isBuiltIn {
+        switch mapped?(t.entry.url, t.entry.network) {
+        case nil: continue
+        case .failure(let f)?:
+          failed[t.id] = RemoteFact(status: 0, error: f.message)
+          continue
+        case .success(let target)?: r.target = target
+        }
+      }
+      out.append(r)
     }
+    return (out, failed)
   }
 
   /// Asks the servers, then refines: sizes of downloads, changed or unchanged
@@ -16,7 +34,9 @@ public enum RemoteRefinement {
   public static func refine(
     _ plan: SessionPlan, facts: Facts, secrets: Secrets, options: RemoteProbe.Options
   ) -> SessionPlan {
-    refine(plan, answers: RemoteProbe.probe(requests(plan, secrets: secrets), options: options), facts: facts)
+    let (asked, failed) = requests(plan, secrets: secrets, mapped: options.mapped)
+    let answers = RemoteProbe.probe(asked, options: options).merging(failed) { a, _ in a }
+    return refine(plan, answers: answers, facts: facts)
   }
 
   /// The plan with the servers' answers (keyed by task id) folded in.

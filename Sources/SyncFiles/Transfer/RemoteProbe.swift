@@ -29,6 +29,14 @@ public enum RemoteProbe {
     public var connectTimeout: TimeSpan
     public var network: NetworkOptions
     public var secrets: Secrets
+    /// A source that maps its URLs onto HTTP: where the HEAD goes instead, signed.
+    public var target: SignedTarget? = nil
+  }
+
+  /// Why a URL could not be mapped onto HTTP, in words.
+  public struct MappingFailure: Error, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
   }
 
   /// How the probe reaches servers, as `apply` does.
@@ -37,6 +45,9 @@ public enum RemoteProbe {
     public var timeout: TimeSpan = .seconds(30)
     public var environment = NetworkEnvironment()
     public var verbose: (@Sendable (String) -> Void)? = nil
+    /// For a URL of a scheme libcurl does not serve: where to send its HEAD
+    /// (nil: not probed; a failure: the reason, shown in the plan).
+    public var mapped: (@Sendable (SourceURL, NetworkOptions) -> Result<SignedTarget, MappingFailure>?)? = nil
     public init(parallel: Int) { self.parallel = parallel }
   }
 
@@ -111,7 +122,7 @@ private final class ProbeRun {
 
   func refill() {
     while active.count < max(1, options.parallel), let r = pending.popFirst() {
-      start(r, url: r.url.text.revealed, hops: 0)
+      start(r, url: r.target?.url ?? r.url.text.revealed, hops: 0)
     }
   }
 
@@ -122,11 +133,12 @@ private final class ProbeRun {
     }
     easy.shareSessions(of: r.url.host, in: multi)
     let isFile = r.url.scheme == "file"
-    let entryURL = r.url.text.revealed
+    let entryURL = r.target?.url ?? r.url.text.revealed
     easy.configure(
       url: url, entryURL: entryURL, isFile: isFile, network: r.network,
       environment: options.environment, connectTimeout: r.connectTimeout)
-    if let log = options.verbose { easy.trace(VerboseSink(id: r.id, secrets: r.secrets, log: log)) }
+    let secrets = r.target.map { Secrets(all: [r.secrets, $0.secrets]) } ?? r.secrets
+    if let log = options.verbose { easy.trace(VerboseSink(id: r.id, secrets: secrets, log: log)) }
     easy.set(CURLOPT_NOBODY, 1)
     easy.set(CURLOPT_TIMEOUT, Int(options.timeout.seconds))
     if !isFile {
@@ -134,8 +146,13 @@ private final class ProbeRun {
       var policy = r.policy
       if case .resume = policy.condition { policy.condition = .none }
       easy.setRequestHeaders(
-        url: url, entryURL: entryURL, manifest: r.headers.map { "\($0.name): \($0.value.revealed)" },
+        url: url, entryURL: entryURL,
+        manifest: r.headers.map { "\($0.name): \($0.value.revealed)" } + (r.target?.headers ?? []),
         conditions: policy.headerLines(partialSize: 0))
+      if let sig = r.target?.signing {
+        easy.set(CURLOPT_AWS_SIGV4, sig.provider)
+        easy.set(CURLOPT_USERPWD, sig.credentials)
+      }
     }
     _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_HEADERFUNCTION, headerCallback)
     _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_HEADERDATA, Unmanaged.passUnretained(easy).toOpaque())

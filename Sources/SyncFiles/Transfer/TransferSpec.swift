@@ -111,6 +111,21 @@ public final class TransferSpec: @unchecked Sendable {
   }
 }
 
+/// Where a source that maps its URLs onto HTTP sends one, and how it signs
+/// it: the URL to ask, the signing, header lines to add, values to mask.
+public struct SignedTarget: Sendable {
+  public var url: String
+  public var signing: RequestSigning
+  public var headers: [String]
+  public var secrets: Secrets
+  public init(url: String, signing: RequestSigning, headers: [String], secrets: Secrets) {
+    self.url = url
+    self.signing = signing
+    self.headers = headers
+    self.secrets = secrets
+  }
+}
+
 /// How libcurl signs a request: AWS Signature Version 4
 /// (`CURLOPT_AWS_SIGV4`), which S3 and the stores that speak its API check.
 public struct RequestSigning: Sendable, Hashable {

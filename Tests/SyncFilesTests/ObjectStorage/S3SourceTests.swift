@@ -148,6 +148,25 @@ import Testing
     #expect(Base64.hex("47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=") == S3Object.emptyBodySHA256)
   }
 
+  /// `plan --remote` asks the store with a signed HEAD, as apply would ask.
+  @Test func planRemoteAsksTheStoreWithASignedHead() throws {
+    try s3.put("data", "r.bin", testBytes(4000, seed: 5))
+    manifest([
+      "{id: r, url: 's3://data/r.bin', destination: r.bin}",
+      "{id: gone, url: 's3://data/gone.bin', destination: g.bin}",
+    ])
+    #expect(try apply([], env: env).outcome("m/r") == "installed")
+    let plan = try run(["plan", "--remote", "--force", "-v", "m.yaml"], cwd: dir, env: env)
+    #expect(plan.stdout.contains("unchanged on the server (304)"), "\(plan.stdout)\(plan.stderr)")
+    #expect(plan.stdout.contains("remote check failed: HTTP 404"), "\(plan.stdout)")
+    #expect(!(plan.stdout + plan.stderr).contains(s3.secretKey))
+    var none = env
+    none["AWS_ACCESS_KEY_ID"] = ""
+    none["AWS_SECRET_ACCESS_KEY"] = ""
+    let unsigned = try run(["plan", "--remote", "--force", "m.yaml"], cwd: dir, env: none)
+    #expect(unsigned.stdout.contains("remote check failed: no AWS credentials"), "\(unsigned.stdout)")
+  }
+
   /// `s3:` in `defaults` names the endpoint and the region, over the environment.
   @Test func theS3KeyNamesTheEndpoint() throws {
     let bytes = testBytes(3000, seed: 4)

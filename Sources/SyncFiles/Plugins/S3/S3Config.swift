@@ -88,6 +88,18 @@ public struct S3Settings: Sendable, Hashable {
         profile: profile, keysFrom: from, pathStyle: options.addressing.map { $0 == .path } ?? (endpoint != nil)))
   }
 
+  /// The request for `key` in `bucket`: its URL, its signing, the headers S3
+  /// wants (the empty body's SHA-256, the checksum asked for, the session
+  /// token) and the values to mask.
+  public func target(bucket: String, key: String) -> SignedTarget {
+    var headers = ["x-amz-content-sha256: \(S3Object.emptyBodySHA256)", "x-amz-checksum-mode: ENABLED"]
+    if let token = sessionToken { headers.append("x-amz-security-token: \(token)") }
+    return SignedTarget(
+      url: url(bucket: bucket, key: key),
+      signing: RequestSigning(provider: "aws:amz:\(region):s3", credentials: "\(accessKey):\(secretKey)"),
+      headers: headers, secrets: Secrets(Set([secretKey] + (sessionToken.map { [$0] } ?? []))))
+  }
+
   /// The HTTPS URL of `key` in `bucket`, each path segment percent-encoded
   /// as SigV4 requires (unreserved bytes kept, `/` kept between segments).
   public func url(bucket: String, key: String) -> String {

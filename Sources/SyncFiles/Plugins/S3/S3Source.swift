@@ -30,6 +30,18 @@ public final class S3Source: SourcePlugin {
     return S3Transport(engine: engine, environment: environment ?? Runtime.environment, readFile: readFile)
   }
 
+  /// Where `plan --remote` sends its HEAD for an `s3://` URL, signed as a
+  /// transfer is; a message when it cannot (no credentials, not a key).
+  public static func probeTarget(
+    url: String, options: S3Options, environment: [String: String],
+    readFile: @escaping @Sendable (String) -> String? = S3Source.readText
+  ) -> Result<SignedTarget, S3Settings.Problem>? {
+    guard let (bucket, key) = S3Object.parse(url) else { return nil }
+    return S3Settings.resolve(environment: environment, readFile: readFile, options: options).map {
+      $0.target(bucket: bucket, key: key)
+    }
+  }
+
   /// A small text file's contents, or nil.
   public static let readText: @Sendable (String) -> String? = { path in
     guard case .success(let bytes) = FileIO.readAll(path, limit: 1 << 20) else { return nil }
@@ -76,11 +88,8 @@ final class S3Transport: Transport, @unchecked Sendable {
     guard let (bucket, key) = S3Object.parse(spec.url) else {
       return done(failed(spec, "\(spec.url) is not s3://BUCKET/KEY", retryable: false))
     }
-    var headers = ["x-amz-content-sha256: \(S3Object.emptyBodySHA256)", "x-amz-checksum-mode: ENABLED"]
-    if let token = s.sessionToken { headers.append("x-amz-security-token: \(token)") }
-    let signing = RequestSigning(provider: "aws:amz:\(s.region):s3", credentials: "\(s.accessKey):\(s.secretKey)")
-    let secrets = Secrets(Set([s.secretKey] + (s.sessionToken.map { [$0] } ?? [])))
-    let sent = spec.sent(to: s.url(bucket: bucket, key: key), signing: signing, headers: headers, secrets: secrets)
+    let t = s.target(bucket: bucket, key: key)
+    let sent = spec.sent(to: t.url, signing: t.signing, headers: t.headers, secrets: t.secrets)
     engine.start(sent) { r in done(S3Object.named(r, bucket: bucket, key: key)) }
   }
 
