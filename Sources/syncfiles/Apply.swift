@@ -71,8 +71,8 @@ struct Apply: ParsableCommand {
 /// What `apply` was asked, as plain values. argument-parser makes them from
 /// `Apply`'s flags; `plain` makes them for the lines cron and systemd run
 /// every few minutes (`apply --quiet --deadline 50m /etc/syncfiles.d`):
-/// argument-parser builds each command's argument set by reflection, 10 M
-/// instructions (1–2 ms) before anything else. The
+/// argument-parser builds each command's argument set by reflection,
+/// 1–2 ms before anything else. The
 /// defaults and conversions here are `Apply`'s, which a test checks against
 /// argument-parser's own reading of thousands of lines.
 struct ApplySettings: Equatable {

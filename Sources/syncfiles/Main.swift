@@ -82,8 +82,8 @@ struct SyncFilesCommand: AsyncParsableCommand {
   /// The command line, parsed. When the first argument names a subcommand,
   /// that command alone parses the rest first: swift-argument-parser builds
   /// the argument set of every command it passes through several times over
-  /// (by reflection), and from the root `apply`'s cost 12.7 M instructions
-  /// before the first request (in every run). Whatever the command alone does not
+  /// (by reflection), and from the root `apply`'s cost milliseconds before
+  /// the first request of every run. Whatever the command alone does not
   /// parse to itself (`--help`, `--version`, a usage error) is parsed again
   /// from the root, so every message, usage line and exit code is the
   /// root's; what it does, the root parses to the same command.

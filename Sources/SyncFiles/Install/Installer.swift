@@ -87,7 +87,7 @@ public final class PartialFile: @unchecked Sendable {
 
   /// The last component of `relative`, which has no `.` or `..` component.
   /// Checked byte by byte when it is plain (as destinations are): splitting
-  /// it cost the transfer thread 8,000 instructions a file (500 small files over TLS).
+  /// it cost the transfer thread time for every file.
   private static func lastName(of relative: String) throws(InstallError) -> String {
     if Paths.isPlainRelative(relative) { return Paths.fileName(of: relative) }
     let parts = relative.split(separator: "/")

@@ -64,7 +64,7 @@ extension JournalFormat {
     }
     // A journal is compacted past about four records a task, so about a
     // quarter of its records or more are tasks' latest: the table starts
-    // that large instead of growing from nothing (a run of 2,000 revalidations: 0.9 M instructions).
+    // that large instead of growing from nothing (a steady run reads every record).
     c.tasks.reserveCapacity(frames.count / 4)
     var times = RFC3339Parsed()
     for body in frames.reversed() {
@@ -106,7 +106,7 @@ extension JournalFormat {
     c.validLength = i
     var badSinceGood = 0
     // Through a pointer: a line's fields read in place, with no slice of the
-    // array to retain and check (a run of 2,000 revalidations: about 1,900 instructions a line before).
+    // array to retain and check (a steady run reads every line).
     bytes.withUnsafeBufferPointer { b in
       while i < b.count {
         guard let nl = newline(in: b, from: i) else {

@@ -19,10 +19,9 @@ public struct ManifestLoader: Sendable {
   /// read (before its `files:`), so the caller can start reading the journal.
   public var onJournalKey: (@Sendable (String) -> Void)?
   /// Items of `files:` decoded on the parser's thread before the rest move
-  /// to a thread of their own (`PipelinedFiles`). An item takes about 25,000
-  /// instructions to decode, a thread's start far fewer: past a few dozen
-  /// items the parser should not wait for them (a manifest of 500 entries: the
-  /// parser's thread 309.3 -> 302.4 M instructions against 256 inline).
+  /// to a thread of their own (`PipelinedFiles`). Decoding an item costs more
+  /// than a thread's start: past a few dozen items the parser should not
+  /// wait for them (measured on a manifest of 500 entries against 256 inline).
   var inlineItems = 32
 
   public init(

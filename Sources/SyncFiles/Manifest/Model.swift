@@ -288,7 +288,7 @@ public struct SharedValue<Value> {
     // Written only through a SharedValue that holds the sole reference
     // (`_modify` below), so no access to a box can overlap a write to it:
     // the run-time exclusivity check, on every read of every entry's
-    // field, could never fail here (it was 3.5 % of a steady run's instructions).
+    // field, could never fail here (it was a few percent of a steady run's work).
     @exclusivity(unchecked) var value: Value
     init(_ value: Value) { self.value = value }
   }
@@ -343,7 +343,7 @@ public struct FileEntry: Sendable, Hashable {
     }
 
     /// The end of `s` from its byte `start`, copied from its bytes in place
-    /// (through the generic UTF-8 view it cost about 480 instructions: a
+    /// (through the generic UTF-8 view it cost far more, and a
     /// request's destination is asked for at every try).
     private static func text(of s: String, from start: UInt32) -> String {
       s.withUTF8Bytes { String(decoding: UnsafeBufferPointer(rebasing: $0[Int(start)...]), as: UTF8.self) }

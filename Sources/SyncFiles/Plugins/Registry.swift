@@ -102,7 +102,7 @@ public final class PluginRegistry: PluginCatalog, @unchecked Sendable {
   /// Whether any check or `verify:` entry of `entry` reads the file
   /// (`VerifierPlugin.readsFile`), as `verifiers(for:)` would list them:
   /// such a body is never held in memory. Asked at every try, so no list
-  /// is made (a run of 2,000 revalidations: 1,700 instructions a try for the list).
+  /// is made (a list was made at every try).
   public func anyVerifierReadsFile(for entry: FileEntry) -> Bool {
     let checks = lock.locked { self.fileReadingChecks }
     for c in checks where c.applies(to: entry) { return true }

@@ -3,8 +3,7 @@
 ///
 /// A host is looked up by name when a task is queued and when its try
 /// begins (`slot(of:)`); otherwise the scheduler works with its slot, a
-/// number (a run of 2,000 revalidations: it was a dozen lookups by name a task, 4,400
-/// instructions).
+/// number (it was a dozen lookups by name a task).
 struct HostQueues {
   private struct Queue {
     var ready: [Int] = []
@@ -19,8 +18,8 @@ struct HostQueues {
   private(set) var hosts: [String] = []
 
   /// The host asked for last and its slot: most manifests name one host or
-  /// a few, and comparing a name is cheaper than hashing it (a run of 2,000 revalidations: two
-  /// lookups a task, about 1,400 instructions).
+  /// a few, and comparing a name is cheaper than hashing it (two lookups a
+  /// task).
   private var last: (name: String, slot: Int)?
 
   /// The slot of host `h`, made when `h` is new.

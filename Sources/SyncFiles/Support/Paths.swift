@@ -77,7 +77,7 @@ public enum Paths {
   }
 
   /// `path`'s bytes and the offset of its last slash, found by scanning them
-  /// in place (the generic `lastIndex(of:)` cost 2,000 instructions a path).
+  /// in place (the generic `lastIndex(of:)` cost far more a path).
   private static func split<T>(_ path: String, _ body: (UnsafeBufferPointer<UInt8>, Int?) -> T) -> T {
     var path = path
     return path.withUTF8 { bytes in

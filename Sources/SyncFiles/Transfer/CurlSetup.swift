@@ -83,15 +83,15 @@ let verboseCallback: sf_curl_debug_cb = { _, type, data, size, userdata in
 /// What the options of an engine's request depend on besides its URL,
 /// header lines and transfer: two requests of one shape set the same
 /// options to the same values, so a handle keeps them from one to the next
-/// (`EasyRequest.recycle(for:)`; a run of 2,000 revalidations: resetting and setting them
-/// again was about 7,000 instructions a request). Only plain requests have
+/// (`EasyRequest.recycle(for:)`: resetting and setting them again was a
+/// cost paid at every request). Only plain requests have
 /// one (`TransferEngine.requestShape`): not `file:`, not under `--verbose` or a rate
 /// cap, and with no credentials from netrc or the URL.
 ///
 /// A class of constants, made once per `TransferSpec`: a handle holds it
 /// and each request is compared with it by reference first. As a struct,
-/// each comparison and hand-over copied its `NetworkOptions` (a run of 2,000 revalidations: about
-/// 2,000 instructions a request in copies and releases).
+/// each comparison and hand-over copied its `NetworkOptions` (copies and
+/// releases at every request).
 final class RequestShape: Equatable, Sendable {
   let network: NetworkOptions
   let connectTimeout: TimeSpan
