@@ -160,6 +160,12 @@ extension EasyRequest {
   /// multiplexes, and waiting on it held every transfer to the host behind
   /// the one in flight. Set for every request: a recycled handle may have
   /// served the other scheme.
+  /// libcurl signs the request (AWS SigV4) with these keys.
+  func sign(_ s: RequestSigning) {
+    set(CURLOPT_AWS_SIGV4, s.provider)
+    set(CURLOPT_USERPWD, s.credentials)
+  }
+
   func waitForMultiplexing(url: String) {
     set(CURLOPT_PIPEWAIT, url.hasPrefix("https:") ? 1 : 0)
   }

@@ -63,10 +63,7 @@ extension TransferEngine {
         conditions = conditions.map { $0.hasPrefix("If-Range: ") ? sig.resumeHeader + $0.dropFirst(8) : $0 }
       }
       easy.setRequestHeaders(url: url, entryURL: s.url, manifest: s.headers, conditions: conditions)
-      if let sig = s.signing {
-        easy.set(CURLOPT_AWS_SIGV4, sig.provider)
-        easy.set(CURLOPT_USERPWD, sig.credentials)
-      }
+      if let sig = s.signing { easy.sign(sig) }
     }
     let me = Unmanaged.passUnretained(t).toOpaque()
     _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_HEADERFUNCTION, transferHeaderCallback)

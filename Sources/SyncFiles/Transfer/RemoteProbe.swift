@@ -149,10 +149,7 @@ private final class ProbeRun {
         url: url, entryURL: entryURL,
         manifest: r.headers.map { "\($0.name): \($0.value.revealed)" } + (r.target?.headers ?? []),
         conditions: policy.headerLines(partialSize: 0))
-      if let sig = r.target?.signing {
-        easy.set(CURLOPT_AWS_SIGV4, sig.provider)
-        easy.set(CURLOPT_USERPWD, sig.credentials)
-      }
+      if let sig = r.target?.signing { easy.sign(sig) }
     }
     _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_HEADERFUNCTION, headerCallback)
     _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_HEADERDATA, Unmanaged.passUnretained(easy).toOpaque())

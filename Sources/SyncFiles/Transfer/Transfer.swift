@@ -103,26 +103,32 @@ final class Transfer {
 
   func header(_ name: ResponseFields.Name) -> String? { fields[name] }
 
+  /// The version this response is of. An object store's ETag names one
+  /// upload of the object (S3: the MD5 of a single-part body), whatever its
+  /// date: a Last-Modified within a second of the answer must not make it
+  /// untrusted, as it does for a web server's ETag made of a file's time and size.
+  private func responseValidators() -> Validators {
+    if spec.signing != nil { return Validators(etag: header(.etag), lastModified: nil, date: nil) }
+    return Validators(etag: header(.etag), lastModified: header(.lastModified), date: header(.date))
+  }
+
+  /// A signed resume or range named its version with If-Match, and the
+  /// store answered 412: the object changed, and the file starts over.
+  private func objectChanged() -> Bool {
+    guard status == 412, spec.signing != nil, spec.request.ifRange != nil || rangeHeaders != nil else { return false }
+    failure = .restart("the object changed since the partial was received (412 Precondition Failed to If-Match)")
+    return true
+  }
+
   /// The final response's headers are in: decide what its body is for.
   /// Returns false to abort the transfer (`failure` says why).
   func decide() -> Bool {
     decided = true
-    if spec.signing != nil {
-      // An object store's ETag names one upload of the object (S3: the MD5
-      // of a single-part body), whatever its date: a Last-Modified within a
-      // second of the answer must not make it untrusted, as it does for a
-      // web server's ETag made of the file's time and size.
-      validators = Validators(etag: header(.etag), lastModified: nil, date: nil)
-    } else if !spec.isFile {
-      validators = Validators(etag: header(.etag), lastModified: header(.lastModified), date: header(.date))
-    }
+    if !spec.isFile { validators = responseValidators() }
     let length = header(.contentLength).flatMap { Int64($0) }
     if let ra = header(.retryAfter) { retryAfter = HTTPDate.retryAfter(ra) }
     if status == 416, let cr = header(.contentRange) { rangeTotal = ContentRange.parse(cr)?.total }
-    if status == 412 && (spec.request.ifRange != nil || rangeHeaders != nil) && spec.signing != nil {
-      failure = .restart("the object changed since the partial was received (412 Precondition Failed to If-Match)")
-      return false
-    }
+    if objectChanged() { return false }
     let body = spec.isFile || status == 200 || status == 206
     guard body else { return true }  // 3xx, 304, 416, errors: the body is not the file; it is dropped.
     if !spec.isFile, let encoding = header(.contentEncoding), encoding.lowercased() != "identity" {
