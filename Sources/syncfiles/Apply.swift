@@ -204,9 +204,12 @@ struct ApplySettings: Equatable {
     clock.end(.load)
     let applying: ApplySession
     do {
+      var listing = PrefixListings.Options(now: Timestamp.current())
+      listing.environment = NetworkEnvironment(environment: Runtime.environment)
+      if verbose { listing.verbose = { Output.error($0) } }
       applying = try ApplySession(
         manifests: set.manifests, journalPath: journalPath, plan: PlanOptions(force: force, only: only),
-        prefetched: prefetch)
+        prefetched: prefetch, list: { [listing] in PrefixListings.list($0, plugins: plugins, options: listing) })
     } catch {
       Output.error("syncfiles: \(error.message)")
       if case .locked = error { throw ExitCode(3) }

@@ -142,9 +142,12 @@ struct LoadedSession {
   func planAndFacts(
     now: Timestamp, options: PlanOptions, remote: Bool = false, verbose: Bool = false, digests: Bool = true
   ) throws -> (plan: SessionPlan, facts: Facts) {
-    let facts = FactGatherer.gather(for: set.manifests, journal: journal.tasks, now: now, digests: digests)
-    let plan = Planner.plan(
-      manifests: set.manifests, journal: journal.tasks, facts: facts, options: options, journalPath: journalPath)
+    let expanded = expandPrefixes(now: now, remote: remote, verbose: verbose)
+    var facts = FactGatherer.gather(for: expanded.manifests, journal: journal.tasks, now: now, digests: digests)
+    facts.listed = expanded.listed
+    var plan = Planner.plan(
+      manifests: expanded.manifests, journal: journal.tasks, facts: facts, options: options, journalPath: journalPath)
+    plan.prefixes = expanded.prefixes
     try requireSoundDestinations()
     guard remote else { return (plan, facts) }
     var probe = RemoteProbe.Options(parallel: plan.limits.parallel ?? Limits.defaultParallel)
@@ -159,6 +162,22 @@ struct LoadedSession {
     let refined = RemoteRefinement.refine(
       plan, facts: facts, secrets: Secrets(all: set.manifests.map(\.secrets)), options: probe)
     return (refined, facts)
+  }
+
+  /// Prefix entries made into their objects' entries: from the journal's
+  /// last listings, or with `--remote` listed now.
+  func expandPrefixes(now: Timestamp, remote: Bool, verbose: Bool) -> PrefixExpansion.Result {
+    let sources: [String: PrefixSource]
+    if remote {
+      var options = PrefixListings.Options(now: now)
+      options.environment = NetworkEnvironment(environment: Runtime.environment)
+      if verbose { options.verbose = { Output.error($0) } }
+      let plugins = PluginRegistry.standard(locator: PluginLocator(environment: Runtime.environment))
+      sources = PrefixListings.listed(set.manifests, plugins: plugins, options: options)
+    } else {
+      sources = PrefixListings.recorded(set.manifests, journal: journal.listings)
+    }
+    return PrefixExpansion.expand(set.manifests, sources: sources, journal: journal.tasks)
   }
 
   /// `plan --horizon`: the runs due from the plan's now on.

@@ -60,6 +60,8 @@ public enum JournalFormat {
 
   public struct Contents: Sendable {
     public var tasks: [String: TaskState] = [:]
+    /// The last complete listing of each prefix entry, by the entry's `name/id`.
+    public var listings: [String: PrefixListing] = [:]
     /// Records that could not be read (torn tail, damage), skipped.
     public var dropped = 0
     /// Of those, lines with good records after them: damage inside the

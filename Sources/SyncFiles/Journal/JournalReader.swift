@@ -83,15 +83,25 @@ extension JournalFormat {
       guard let r = record(bytes[body]) else {
         c = Contents()
         var tasks: [String: TaskState] = [:]
+        var listings: [String: PrefixListing] = [:]
         frame(bytes, from: start, into: &c) { body in
           guard let r = record(bytes[body]) else { return false }
-          if case .task(let t) = r { tasks[t.id] = t }
+          switch r {
+          case .task(let t): tasks[t.id] = t
+          case .listing(let id, let l): listings[id] = l
+          case .other: break
+          }
           return true
         }
         c.tasks = tasks
+        c.listings = listings
         return
       }
-      if case .task(let t) = r, c.tasks[t.id] == nil { c.tasks[t.id] = t }
+      switch r {
+      case .task(let t) where c.tasks[t.id] == nil: c.tasks[t.id] = t
+      case .listing(let id, let l) where c.listings[id] == nil: c.listings[id] = l
+      default: break
+      }
     }
   }
 
@@ -153,6 +163,8 @@ extension JournalFormat {
   /// What one record's body holds.
   private enum Record {
     case task(TaskState)
+    /// The last listing of a prefix entry (SPEC §9.4), by the entry's id.
+    case listing(String, PrefixListing)
     /// Valid JSON that is not a task's record (kept as a record, read as nothing).
     case other
   }
@@ -161,7 +173,9 @@ extension JournalFormat {
   private static func record(_ body: ArraySlice<UInt8>) -> Record? {
     if let t = body.withUnsafeBufferPointer(TaskState.fastRecord) { return .task(t) }
     guard let v = try? JSONValue.parse(bytes: body) else { return nil }
-    return TaskState(json: v).map(Record.task) ?? .other
+    if let t = TaskState(json: v) { return .task(t) }
+    if let (id, l) = PrefixListing.record(json: v) { return .listing(id, l) }
+    return .other
   }
 
   /// A length or checksum field: plain digits are read as bytes; anything

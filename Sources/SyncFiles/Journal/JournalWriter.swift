@@ -155,6 +155,15 @@ public final class JournalWriter {
     if now || pending.count >= 64 * 1024 { try flush() }
   }
 
+  /// Records a prefix entry's listing, in place of the last one (appended,
+  /// flushed; `sync` makes it durable).
+  public func record(listing: PrefixListing, of id: String) throws(JournalError) {
+    contents.listings[id] = listing
+    contents.records += 1
+    pending += JournalFormat.line(listing.record(id: id))
+    try flush()
+  }
+
   /// Room for writing one record before its line is framed (`JournalFormat.appendLine`).
   private var scratch = RecordScratch()
 
@@ -193,6 +202,7 @@ public final class JournalWriter {
     for id in contents.tasks.keys.sorted() {
       JournalFormat.appendLine(contents.tasks[id]!, to: &out, scratch: &scratch)
     }
+    for id in contents.listings.keys.sorted() { out += JournalFormat.line(contents.listings[id]!.record(id: id)) }
     guard FileIO.writeAll(nfd, out) else {
       let e = Errno(errno)
       close(nfd)
@@ -216,7 +226,7 @@ public final class JournalWriter {
     size = out.count
     keepReserve()
     unsynced = false  // fsynced above, renamed, its folder synced
-    contents.records = contents.tasks.count
+    contents.records = contents.tasks.count + contents.listings.count
     contents.dropped = 0
     contents.damagedInside = 0
     contents.headerDamaged = false

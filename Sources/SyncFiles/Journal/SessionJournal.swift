@@ -21,6 +21,17 @@ public final class SessionJournal: @unchecked Sendable {
     lock.locked { writer.contents.tasks[id] ?? TaskState(id: id) }
   }
 
+  /// The last complete listing recorded for a prefix entry.
+  public func listing(_ id: String) -> PrefixListing? { lock.locked { writer.contents.listings[id] } }
+
+  /// Records a prefix entry's listing when its objects differ from the last one recorded.
+  public func record(listing: PrefixListing, of id: String) {
+    lock.locked {
+      guard !listing.sameObjects(as: writer.contents.listings[id]) else { return }
+      do throws(JournalError) { try writer.record(listing: listing, of: id) } catch { self.error = self.error ?? error }
+    }
+  }
+
   /// The hooks a task is owed, read in place: the end of every run asks this
   /// of every task, and a copy of its whole state was most of the cost.
   public func owedHooks(_ id: String) -> (change: Bool, complete: Bool) {

@@ -35,7 +35,10 @@ extension ManifestDecoder {
     entry.notBefore = f.notBefore
     // An entry that sets no option, nor do its defaults, keeps the default
     // options' box: none is built and compared (a manifest of 100,000 entries: most of the options' cost).
-    if f.marks.hasOptionKey() { entry.options = entryOptions(f, item: item, manifest: manifest, url: url) }
+    checkPrefixKeys(f, url: url, item: item)
+    if f.marks.hasOptionKey() || url.namesPrefix {
+      entry.options = entryOptions(f, item: item, manifest: manifest, url: url)
+    }
     let o = entry.options.value
     if let n = o.segments, let cap = manifest.limits.segments, n > cap {
       warning(
@@ -78,7 +81,10 @@ extension ManifestDecoder {
     if url.scheme == "http", f.headers?.contains(where: { $0.name.lowercased().contains("auth") }) == true {
       warning(f.marks[.headers] ?? item.mark, "credentials in headers would travel over plain http; use https")
     }
-    let o = options(f, retry: retry, timeout: timeout)
+    var o = options(f, retry: retry, timeout: timeout)
+    if url.namesPrefix {
+      o.prefix = PrefixOptions(include: f.include ?? [], exclude: f.exclude ?? [], prune: f.prune ?? false)
+    }
     checkNetwork(o.network, marks: f.marks)
     if o.discretionary && manifest.conditions.isEmpty {
       warning(
@@ -86,6 +92,25 @@ extension ManifestDecoder {
         "discretionary has no effect: this manifest sets no conditions (window, ac_power)")
     }
     return shared(o)
+  }
+
+  /// A prefix takes `include`, `exclude` and `prune`, and no key that names
+  /// one file; any other entry takes none of those three.
+  mutating func checkPrefixKeys(_ f: FileFields, url: SourceURL, item: YAMLNode) {
+    if url.namesPrefix {
+      for k in [FileKey.sha256, .mirrors] where f.marks[k] != nil {
+        error(
+          f.marks[k]!,
+          "\(k.name) names one file, and \(url) is a prefix (its url ends in /) of many; check its objects with verify, or list them one by one"
+        )
+      }
+      return
+    }
+    for k in [FileKey.include, .exclude, .prune] where f.marks[k] != nil {
+      error(
+        f.marks[k]!,
+        "\(k.name) applies to a prefix, an s3 url ending in / (s3://bucket/models/); \(url) names one file")
+    }
   }
 
   /// The options an entry rarely sets for itself, from its merged keys.

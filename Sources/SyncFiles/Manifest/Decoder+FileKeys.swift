@@ -13,11 +13,17 @@ extension ManifestDecoder {
         if let k = p.key.scalarText, Keys.perFileOnly.contains(k) {
           error(p.key.mark, "'\(k)' names one file and cannot have a default; set it in each file entry")
         }
+        if let k = p.key.scalarText, Keys.prefixOnly.contains(k) {
+          error(
+            p.key.mark,
+            "'\(k)' selects the objects of one prefix and cannot have a default; set it in the prefix's entry")
+        }
       }
     }
     // Defaults are checked against every file key: those that name one file
     // were reported above and are dropped here.
-    guard let f = fileFields(isDefaults ? filtered(node, dropping: Keys.perFileOnly) : node, what) else { return nil }
+    guard let f = fileFields(isDefaults ? filtered(node, dropping: Keys.perFileOnly + Keys.prefixOnly) : node, what)
+    else { return nil }
     var r = FileFields()
     r.marks = f.mapValues(\.mark)
     let label = { (key: String) in isDefaults ? "defaults.\(key)" : key }
@@ -34,7 +40,32 @@ extension ManifestDecoder {
     if let p = f[.onChange] { r.onChange = command(p, label("on_change")) }
     if let p = f[.verify] { r.verify = decodeVerify(p, label("verify")) }
     decodeNetwork(f, into: &r, label: label)
+    if let p = f[.include] { r.include = globs(p, "include") }
+    if let p = f[.exclude] { r.exclude = globs(p, "exclude") }
+    if let p = f[.prune] { r.prune = bool(p, "prune") }
     return r
+  }
+
+  /// `include` or `exclude`: a glob, or a list of them, over the keys below a prefix.
+  mutating func globs(_ node: YAMLNode, _ what: String) -> [String]? {
+    let items: [YAMLNode]
+    switch node.kind {
+    case .sequence(let list): items = list
+    case .scalar where !node.isNull: items = [node]
+    default:
+      error(node.mark, "\(what) must be a glob or a list of globs such as ['*.bin', 'v2/**'], found \(node.kindName)")
+      return nil
+    }
+    var out: [String] = []
+    for item in items {
+      guard let g = string(item, "each glob of \(what)") else { return nil }
+      if g.isEmpty || g.hasPrefix("/") {
+        error(item.mark, "\(what) glob '\(g)' matches keys below the prefix, so it cannot be empty or start with /")
+        return nil
+      }
+      out.append(g)
+    }
+    return out
   }
 
   /// id, url, mirrors and destination: where the file comes from and goes.

@@ -93,6 +93,7 @@ extension ManifestDecoder {
       if s.addressing == nil { error(n.mark, "\(label("s3.addressing")) must be path or virtual, not '\(v)'") }
     }
     if let n = sf["profile"]?.value, let v = string(n, label("s3.profile")) { s.profile = v }
+    if let n = sf["page_size"]?.value { s.pageSize = integer(n, label("s3.page_size"), range: 1...1000) }
     return s
   }
 

@@ -27,6 +27,10 @@ struct FileFields {
   /// `segments`: 0 stands for `auto`.
   var segments: Int?
   var cacheMaxAge: TimeSpan?
+  /// A prefix's selection and pruning (never from `defaults`).
+  var include: [String]?
+  var exclude: [String]?
+  var prune: Bool?
   /// Where each key was written, for errors that involve two keys.
   var marks = Fields<SourceMark>()
 

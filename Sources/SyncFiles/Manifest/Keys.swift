@@ -3,7 +3,7 @@
 enum FileKey: Int, CaseIterable {
   case id, url, mirrors, destination, expectedBytes, maxBytes, sha256, schedule, notBefore
   case discretionary, headers, mode, retry, timeout, onChange, verify, tls, proxy, netrc
-  case segments, cacheMaxAge, s3
+  case segments, cacheMaxAge, s3, include, exclude, prune
 
   /// The key as written in a manifest.
   var name: String { Keys.file[rawValue] }
@@ -38,9 +38,16 @@ enum FileKey: Int, CaseIterable {
     case 2: found = name == "id" ? .id : .s3
     case 3: found = name == "url" ? .url : .tls
     case 4: found = .mode
-    case 5: found = name == "retry" ? .retry : name == "proxy" ? .proxy : .netrc
+    case 5: found = name == "retry" ? .retry : name == "proxy" ? .proxy : name == "netrc" ? .netrc : .prune
     case 6: found = name == "sha256" ? .sha256 : .verify
-    case 7: found = name == "mirrors" ? .mirrors : name == "headers" ? .headers : .timeout
+    case 7:
+      switch name.utf8.first {
+      case UInt8(ascii: "m"): found = .mirrors
+      case UInt8(ascii: "h"): found = .headers
+      case UInt8(ascii: "t"): found = .timeout
+      case UInt8(ascii: "i"): found = .include
+      default: found = .exclude
+      }
     case 8: found = name == "schedule" ? .schedule : .segments
     case 9: found = name == "max_bytes" ? .maxBytes : .onChange
     case 10: found = .notBefore
@@ -62,10 +69,12 @@ enum Keys {
   static let file = [
     "id", "url", "mirrors", "destination", "expected_bytes", "max_bytes", "sha256", "schedule", "not_before",
     "discretionary", "headers", "mode", "retry", "timeout", "on_change", "verify", "tls", "proxy", "netrc",
-    "segments", "cache_max_age", "s3",
+    "segments", "cache_max_age", "s3", "include", "exclude", "prune",
   ]
   /// Keys that name one particular file and so cannot have a default.
   static let perFileOnly = ["id", "url", "mirrors", "destination", "sha256"]
+  /// Keys of a prefix entry (a url ending in `/`), which select and prune its objects.
+  static let prefixOnly = ["include", "exclude", "prune"]
   static let retry = ["attempts", "backoff", "max_backoff"]
   static let timeout = ["connect", "stall"]
   static let limits = ["parallel", "per_host", "rate", "deadline", "segments"]
@@ -73,7 +82,7 @@ enum Keys {
   static let hooks = ["on_complete"]
   static let verify = ["plugin", "with"]
   static let tls = ["ca_file", "ca_path", "client_cert", "client_key"]
-  static let s3 = ["region", "endpoint", "addressing", "profile"]
+  static let s3 = ["region", "endpoint", "addressing", "profile", "page_size"]
 
   /// Where a key belongs when it is used in the wrong place.
   static func home(of key: String) -> String? {

@@ -133,6 +133,19 @@ public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
 
   public var description: String { display }
   public var isBuiltIn: Bool { PluginLocator.libcurlSchemes.contains(scheme) }
+  /// This prefix's url with an object's key below it appended, as listed
+  /// (the source encodes it for its requests).
+  public func appending(_ key: String, sharedHead: inout String) -> SourceURL {
+    let t = text
+    return SourceURL(
+      scheme: scheme,
+      text: ExpandedString(template: t.template + key, value: t.revealed + key, hasSecret: t.hasSecret), host: host,
+      port: port, hidesPassword: hidesPassword, sharedHead: &sharedHead)
+  }
+
+  /// A prefix (SPEC §9.4): a url ending in `/` of a source that lists
+  /// (every scheme but http, https and file, whose urls name one resource).
+  public var namesPrefix: Bool { !isBuiltIn && text.template.hasSuffix("/") }
 
   /// The userinfo of a URL as written (`user:pw` of `https://user:pw@host/`).
   static func userinfo(_ shown: String) -> Substring {
@@ -238,6 +251,8 @@ public struct S3Options: Sendable, Hashable {
   public var endpoint: String? = nil
   public var addressing: Addressing? = nil
   public var profile: String? = nil
+  /// Keys a listing asks for per request (`max-keys`, 1…1000; nil: 1,000).
+  public var pageSize: Int? = nil
   public init() {}
 
   /// These keys, each one not set taken from `d` (an entry over `defaults`).
@@ -247,6 +262,7 @@ public struct S3Options: Sendable, Hashable {
     s.endpoint = endpoint ?? d.endpoint
     s.addressing = addressing ?? d.addressing
     s.profile = profile ?? d.profile
+    s.pageSize = pageSize ?? d.pageSize
     return s
   }
 }
@@ -278,7 +294,24 @@ public struct EntryOptions: Sendable, Hashable {
   /// `cache_max_age` (SPEC §9.3): how old a cache's copy may be when it
   /// answers a revalidation (`Cache-Control: max-age`); 0 asks the origin.
   public var cacheMaxAge = TimeSpan(seconds: 0)
+  /// Set for a prefix (a url ending in `/`, SPEC §9.4): the entry stands
+  /// for every object under it, and is expanded before planning.
+  public var prefix: PrefixOptions? = nil
   public init() {}
+}
+
+/// What a prefix entry takes of the objects under it.
+public struct PrefixOptions: Sendable, Hashable {
+  /// Globs over the key below the prefix (`*` stops at `/`, `**` does not); empty: every key.
+  public var include: [String] = []
+  public var exclude: [String] = []
+  /// Remove files this entry installed whose objects are gone from a complete listing.
+  public var prune = false
+  public init(include: [String] = [], exclude: [String] = [], prune: Bool = false) {
+    self.include = include
+    self.exclude = exclude
+    self.prune = prune
+  }
 }
 
 /// A value in a box that copies share until one of them is changed (copy

@@ -57,6 +57,10 @@ public struct Facts: Sendable {
   /// the planner does not make each task's partial path to look it up
   /// (100,000 paths made for nothing in a manifest of 100,000 entries).
   public var siblingPartials: Int? = nil
+  /// What a listing said of the objects of prefix entries, by task id
+  /// (`PrefixExpansion`): an object listed with its installed ETag and size
+  /// needs no request.
+  public var listed: [String: ListedObject] = [:]
 
   public init(now: Timestamp, localMinuteOfDay: Int, onACPower: Bool) {
     self.now = now

@@ -134,8 +134,30 @@ public enum Planner {
     }
   }
 
+  /// `--only`: a pattern selects a task by its id, and a prefix entry's id
+  /// (`name/id`) selects every object's task below it (`name/id/KEY`).
   static func matches(_ id: String, patterns: [String]) -> Bool {
-    patterns.isEmpty || patterns.contains { p in p == id || fnmatch(p, id, 0) == 0 }
+    patterns.isEmpty
+      || patterns.contains { p in
+        p == id || fnmatch(p, id, 0) == 0 || (id.hasPrefix(p) && id.utf8.dropFirst(p.utf8.count).first == 0x2F)
+      }
+  }
+
+  /// A due revalidation of an object its prefix's listing describes: the
+  /// listing already says whether it changed, so no request is needed to
+  /// learn it (SPEC §9.4).
+  static func listed(_ t: inout PlannedTask, _ object: ListedObject, _ installed: TaskState.Installed?) {
+    guard let installed, let etag = installed.etag else { return }
+    if etag == object.etag && installed.size == object.size {
+      t.action = .skip
+      t.reason = "unchanged in the listing (ETag and size as installed): no request"
+      t.bytesToTransfer = 0
+    } else {
+      download(
+        &t,
+        "changed in the listing: ETag \(object.etag ?? "none"), \(ByteSize.format(object.size)) (installed: \(etag))")
+      t.request = .whole
+    }
   }
 
   // MARK: - One task
@@ -205,6 +227,7 @@ public enum Planner {
       t.request = .revalidate(
         installed: state?.installed?.validators, localMtime: nil, throughProxy: t.throughProxy,
         cacheMaxAge: e.cacheMaxAge.seconds)
+      if t.action == .revalidate, let object = facts.listed[e.qualifiedID] { listed(&t, object, state?.installed) }
     }
 
     modeCheck(&t, dest)

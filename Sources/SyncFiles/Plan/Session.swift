@@ -123,6 +123,8 @@ public struct SessionPlan: Sendable {
   public var tasks: [PlannedTask]
   public var disk: [DiskCheck]
   public var limits: Limits
+  /// Each prefix entry: where its objects came from, and the files it prunes.
+  public var prefixes: [PrefixSummary] = []
 
   // These walk the tasks by index: a `for` or `reduce` over them would copy
   // each task, entry and all, which costs more than the counting.

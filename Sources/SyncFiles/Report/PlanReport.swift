@@ -12,7 +12,7 @@ public enum PlanReport {
     let header = ["TASK", "ACTION", "BYTES", "WHY"]
     guard !p.tasks.isEmpty else {
       out.write("no tasks\n")
-      return out.write(summary(p, counts: [:], unknown: 0))
+      return out.write(summary(p, counts: [:], unknown: 0) + prefixLines(p))
     }
     let counts = p.counts
     var unknown = 0
@@ -55,7 +55,22 @@ public enum PlanReport {
       }
     }
     out.write("\n")
-    out.write(summary(p, counts: counts, unknown: unknown))
+    out.write(summary(p, counts: counts, unknown: unknown) + prefixLines(p))
+  }
+
+  /// Per prefix entry: where its objects came from, the keys that cannot be
+  /// files, and what `prune` would remove.
+  static func prefixLines(_ p: SessionPlan) -> String {
+    var out = ""
+    for s in p.prefixes {
+      out += "\nprefix " + s.text
+      for u in s.unusable { out += "\n  not a file: \(u)" }
+      for r in s.prunes { out += "\n  prune \(r.path) (its object is gone; removed only if unchanged since installed)" }
+      if s.pruneAsked, case .recorded = s.source {
+        out += "\n  prune: needs a listing made now (apply, or plan --remote)"
+      }
+    }
+    return out
   }
 
   /// The lines under the table: counts, bytes, disks, limits, journal.
@@ -129,6 +144,7 @@ public enum PlanReport {
     return .object([
       ("session", .string(p.session)), ("now", .string(p.now.rfc3339)), ("journal", .string(p.journal)),
       ("tasks", .array(tasks)), ("totals", .object(totals)), ("disk", .array(disk)),
+      ("prefixes", .array(p.prefixes.map(\.json))),
       (
         "limits",
         .object([
@@ -235,5 +251,31 @@ public enum StatusReport {
       ("journal", .string(journalPath)), ("now", .string(now.rfc3339)), ("dropped_records", .int(Int64(dropped))),
       ("tasks", .array(tasks)),
     ])
+  }
+}
+
+extension PrefixSummary {
+  /// `{"id", "url", "source": listed|journal|failed|unlisted, "listed_at", "requests", "objects", "selected", "unusable", "error", "prune": [PATH]}`.
+  var json: JSONValue {
+    var o: [(String, JSONValue)] = [("id", .string(id)), ("url", .string(url))]
+    switch source {
+    case .listed(let l), .recorded(let l):
+      if case .listed = source {
+        o.append(("source", .string("listed")))
+      } else {
+        o.append(("source", .string("journal")))
+      }
+      o.append(("listed_at", .string(l.listedAt.rfc3339)))
+      o.append(("requests", .int(Int64(l.requests))))
+    case .failed(let why):
+      o.append(("source", .string("failed")))
+      o.append(("error", .string(why)))
+    case .unlisted: o.append(("source", .string("unlisted")))
+    }
+    o += [
+      ("objects", .int(Int64(listed))), ("selected", .int(Int64(selected))),
+      ("unusable", .array(unusable.map(JSONValue.string))), ("prune", .array(prunes.map { .string($0.path) })),
+    ]
+    return .object(o)
   }
 }

@@ -28,6 +28,11 @@ extension RunReport {
     if let s = stopped { out += "\nstopped early (\(s)): re-run to continue" }
     for h in hookErrors { out += "\nhook failed: \(h)" }
     if let j = journalError { out += "\njournal: \(j)" }
+    for p in prefixes {
+      out += "\nprefix " + p.line
+      for path in p.pruned { out += "\n  pruned \(path) (its object is gone)" }
+      for why in p.kept { out += "\n  kept \(why)" }
+    }
     return out
   }
 
@@ -66,7 +71,18 @@ extension RunReport {
       ("tasks", .array(list)), ("totals", .object(totals)), ("stopped", opt(stopped)),
       ("elapsed_seconds", .double(elapsed)), ("phases", .object(phases.map { ($0.name, .double($0.seconds)) })),
       ("hook_errors", .array(hookErrors.map(JSONValue.string))),
-      ("journal_error", opt(journalError)), ("exit_code", .int(Int64(exitCode))),
+      ("journal_error", opt(journalError)), ("prefixes", .array(prefixes.map(\.json))),
+      ("exit_code", .int(Int64(exitCode))),
+    ])
+  }
+}
+
+extension PrefixOutcome {
+  /// `{"id", "summary", "error", "pruned": [PATH], "kept": [WHY]}`.
+  var json: JSONValue {
+    .object([
+      ("id", .string(id)), ("summary", .string(line)), ("error", error.map(JSONValue.string) ?? .null),
+      ("pruned", .array(pruned.map(JSONValue.string))), ("kept", .array(kept.map(JSONValue.string))),
     ])
   }
 }

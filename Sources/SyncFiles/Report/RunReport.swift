@@ -45,6 +45,8 @@ public struct RunReport: Sendable {
   public var phases: [RunPhase] = []
   public var hookErrors: [String] = []
   public var journalError: String?
+  /// Each prefix entry's listing and prunes (SPEC §9.4).
+  public var prefixes: [PrefixOutcome] = []
 
   // By index: reading one field of a task's report does not copy the report
   // (through `filter` and `reduce` each pass retained and released its dozen
@@ -70,7 +72,10 @@ public struct RunReport: Sendable {
   /// SPEC §3: 75 stopped early with work left, 1 a task (or hook) failed, 0 otherwise.
   public var exitCode: Int32 {
     if stopped != nil && count(.interrupted) > 0 { return 75 }
-    if count(.failed) > 0 || !hookErrors.isEmpty || journalError != nil { return 1 }
+    if count(.failed) > 0 || !hookErrors.isEmpty || journalError != nil || prefixes.contains(where: { $0.error != nil })
+    {
+      return 1
+    }
     if stopped != nil { return 75 }
     return 0
   }

@@ -16,17 +16,41 @@ public final class ApplySession {
   /// Takes the journal's lock (`JournalError.locked` if another apply holds
   /// it), reads it, gathers the facts and plans, as `syncfiles plan` would.
   /// `prefetched`: the journal read while the manifests loaded (`JournalPrefetch`).
+  /// `list`: lists a prefix entry now (`PrefixListings.list`); without it a
+  /// prefix expands from the journal's last listing, as an offline plan does.
   public init(
-    manifests: [Manifest], journalPath: String, plan options: PlanOptions, prefetched: JournalPrefetch? = nil
+    manifests: [Manifest], journalPath: String, plan options: PlanOptions, prefetched: JournalPrefetch? = nil,
+    list: ((FileEntry) -> PrefixSource)? = nil
   ) throws(JournalError) {
     let writer = try JournalWriter(path: journalPath, prefetched: prefetched)
     writer.reserveStates(manifests.reduce(0) { $0 + $1.files.count })
-    self.manifests = manifests
     recovered = writer.recovered
     journal = SessionJournal(writer)
-    let facts = FactGatherer.gather(for: manifests, journal: journal.tasks, now: Timestamp.current())
-    plan = Planner.plan(
-      manifests: manifests, journal: journal.tasks, facts: facts, options: options, journalPath: journalPath)
+    let expanded = Self.expand(manifests, journal: journal, list: list)
+    self.manifests = expanded.manifests
+    var facts = FactGatherer.gather(for: expanded.manifests, journal: journal.tasks, now: Timestamp.current())
+    facts.listed = expanded.listed
+    var plan = Planner.plan(
+      manifests: expanded.manifests, journal: journal.tasks, facts: facts, options: options, journalPath: journalPath)
+    plan.prefixes = expanded.prefixes
+    self.plan = plan
+  }
+
+  /// Each prefix entry made into its objects' entries; a listing made now is
+  /// recorded in the journal (when its objects changed) for offline plans.
+  static func expand(_ manifests: [Manifest], journal: SessionJournal, list: ((FileEntry) -> PrefixSource)?)
+    -> PrefixExpansion.Result
+  {
+    let prefixes = PrefixListings.entries(manifests)
+    guard !prefixes.isEmpty else { return PrefixExpansion.Result(manifests: manifests) }
+    var sources: [String: PrefixSource] = [:]
+    for e in prefixes {
+      let id = e.qualifiedID
+      let source = list?(e) ?? journal.listing(id).map(PrefixSource.recorded) ?? .unlisted
+      if case .listed(let l) = source { journal.record(listing: l, of: id) }
+      sources[id] = source
+    }
+    return PrefixExpansion.expand(manifests, sources: sources, journal: journal.tasks)
   }
 
   /// What the command line asks for over the manifests' `limits`.

@@ -233,6 +233,7 @@ public final class Runner: @unchecked Sendable {
     var report = started
     clock.endTransfers()
     journal.sync()
+    report.prefixes = Pruner.carryOut(plan.prefixes, journal: journal, stopped: report.stopped != nil)
     report.hookErrors = runHooks()
     journal.sync()
     journal.compactIfNeeded()

@@ -15,13 +15,15 @@ final class MotoS3 {
   init() throws {
     port = try freePort()
     // The first three calls (user, policy, key) are unsigned; every later one is checked.
+    // Its request log (werkzeug's, on stderr) is kept: tests count the requests a run made.
+    let log = dir + "/moto.log"
     daemon = try Daemon(
-      "/usr/bin/env",
+      "/bin/sh",
       [
-        "INITIAL_NO_AUTH_ACTION_COUNT=3", "python3", Self.support + "moto_s3_server.py", "-H", "127.0.0.1", "-p",
-        "\(port)",
+        "-c",
+        "INITIAL_NO_AUTH_ACTION_COUNT=3 exec python3 '\(Self.support)moto_s3_server.py' -H 127.0.0.1 -p \(port) 2>>'\(log)'",
       ],
-      port: port, name: "moto_server", log: "/dev/null")
+      port: port, name: "moto_server", log: log)
     let keys =
       try shell(["python3", Self.support + "s3fixture.py", "http://127.0.0.1:\(port)", "keys"])
       .split(separator: "\n").last.map { $0.split(separator: " ").map(String.init) } ?? []
@@ -41,6 +43,34 @@ final class MotoS3 {
       ["python3", Self.support + "s3fixture.py", endpoint, "put", accessKey, secretKey, bucket, key, file]
         + (checksum ? ["sha256"] : []))
     return out.split(separator: "\n").last.map(String.init) ?? ""
+  }
+
+  /// Puts `count` objects `PREFIX0000.bin`, … of `size` bytes each (byte i
+  /// of object n is (i × 31 + n) mod 251), in one call.
+  func putMany(_ bucket: String, prefix: String, count: Int, size: Int) throws {
+    _ = try shell(
+      [
+        "python3", Self.support + "s3fixture.py", endpoint, "putmany", accessKey, secretKey, bucket, prefix, "\(count)",
+        "\(size)",
+      ])
+  }
+
+  /// The bytes `putMany` gave object `n`.
+  static func manyBytes(_ n: Int, size: Int) -> [UInt8] { (0..<size).map { UInt8(($0 * 31 + n) % 251) } }
+
+  func delete(_ bucket: String, _ key: String) throws {
+    _ = try shell(["python3", Self.support + "s3fixture.py", endpoint, "delete", accessKey, secretKey, bucket, key])
+  }
+
+  /// The request lines the server has logged so far (`GET /data?list-type=2… HTTP/1.1`).
+  func requestLines() -> [String] {
+    let log = (try? String(contentsOfFile: dir + "/moto.log", encoding: .utf8)) ?? ""
+    return log.split(separator: "\n").compactMap { line in
+      guard let open = line.firstRange(of: "\""), let close = line[open.upperBound...].firstRange(of: "\"") else {
+        return nil
+      }
+      return String(line[open.upperBound..<close.lowerBound])
+    }
   }
 
   /// The variables a node sets to reach this server (no real ~/.aws read).

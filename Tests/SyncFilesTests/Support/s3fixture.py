@@ -7,6 +7,10 @@
                                                 creates the bucket if needed, puts FILE
                                                 (with a SHA-256 checksum stored, if asked)
     s3fixture.py ENDPOINT delete AK SK BUCKET KEY
+    s3fixture.py ENDPOINT putmany AK SK BUCKET PREFIX COUNT SIZE
+                                                puts COUNT objects PREFIX0000.bin, … of
+                                                SIZE bytes each (byte i of object n is
+                                                (i * 31 + n) % 251), in one process
 
 moto_server must run with INITIAL_NO_AUTH_ACTION_COUNT=3: the first three
 calls (create user, put policy, create key) need no signature, every later
@@ -49,5 +53,15 @@ elif cmd == "put":
 elif cmd == "delete":
     ak, sk, bucket, key = sys.argv[3:7]
     client("s3", ak, sk).delete_object(Bucket=bucket, Key=key)
+elif cmd == "putmany":
+    ak, sk, bucket, prefix, count, size = sys.argv[3:9]
+    s3 = client("s3", ak, sk)
+    try:
+        s3.create_bucket(Bucket=bucket)
+    except s3.exceptions.BucketAlreadyOwnedByYou:
+        pass
+    for n in range(int(count)):
+        body = bytes((i * 31 + n) % 251 for i in range(int(size)))
+        s3.put_object(Bucket=bucket, Key="%s%04d.bin" % (prefix, n), Body=body)
 else:
     sys.exit("unknown command " + cmd)

@@ -105,6 +105,16 @@ enum S3Object {
   /// SHA-256 of the empty body of a GET, which S3 wants named in `x-amz-content-sha256`.
   static let emptyBodySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
+  /// `s3://BUCKET/PREFIX/` (or `s3://BUCKET/`) as its bucket and prefix.
+  static func parsePrefix(_ url: String) -> (bucket: String, prefix: String)? {
+    guard url.hasPrefix("s3://"), url.hasSuffix("/") else { return nil }
+    let rest = url.dropFirst(5)
+    guard let slash = rest.firstIndex(of: "/") else { return nil }
+    let bucket = String(rest[..<slash])
+    guard !bucket.isEmpty else { return nil }
+    return (bucket, String(rest[rest.index(after: slash)...]))
+  }
+
   /// `s3://BUCKET/KEY` as its bucket and key (the key may hold `/`).
   static func parse(_ url: String) -> (bucket: String, key: String)? {
     guard url.hasPrefix("s3://") else { return nil }

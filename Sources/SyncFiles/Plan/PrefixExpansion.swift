@@ -1,0 +1,155 @@
+/// Where a prefix's objects were learnt from for this plan.
+public enum PrefixSource: Sendable, Hashable {
+  /// Listed now, every page read: the only source `prune` trusts.
+  case listed(PrefixListing)
+  /// The last listing the journal holds (an offline `plan`).
+  case recorded(PrefixListing)
+  /// The listing failed: nothing under the prefix is fetched or pruned.
+  case failed(String)
+  /// Offline, and never listed.
+  case unlisted
+}
+
+/// A file the plan removes: installed by a prefix entry, its object gone.
+public struct PlannedPrune: Sendable, Hashable {
+  /// The task that installed it (`name/id/KEY`).
+  public var id: String
+  public var path: String
+  /// As the journal recorded it: the file is removed only while it still is.
+  public var installed: TaskState.Installed
+}
+
+/// What became of one prefix entry, for the plan and the run's report.
+public struct PrefixSummary: Sendable, Hashable {
+  public var id: String
+  public var url: String
+  public var source: PrefixSource
+  /// Objects listed, and of those, tasks made (selected, with a usable key).
+  public var listed = 0
+  public var selected = 0
+  /// Keys that cannot be a file below the destination, and why.
+  public var unusable: [String] = []
+  public var prunes: [PlannedPrune] = []
+  /// `prune: true` was asked.
+  public var pruneAsked = false
+
+  /// One line: where the objects came from, how many became tasks.
+  public var text: String {
+    let tasks = "\(selected) of \(listed) object\(listed == 1 ? "" : "s") selected"
+    switch source {
+    case .listed(let l):
+      return "\(id): listed \(url) now (\(l.requests) request\(l.requests == 1 ? "" : "s")): \(tasks)"
+    case .recorded(let l):
+      return
+        "\(id): from the journal's listing of \(url) at \(l.listedAt.rfc3339) (offline; plan --remote lists it now): \(tasks)"
+    case .failed(let why): return "\(id): \(why)"
+    case .unlisted: return "\(id): \(url) was never listed (apply or plan --remote lists it): no task yet"
+    }
+  }
+}
+
+/// A prefix entry (SPEC §9.4) made into one entry per object listed under
+/// it: ids `name/id/KEY`, destinations `DESTINATION/KEY`, sizes from the
+/// listing; and the files it installed whose objects are gone, for
+/// `prune`. Pure: the listings are given.
+public enum PrefixExpansion {
+  public struct Result: Sendable {
+    public var manifests: [Manifest]
+    /// What the listing says of each object's task, by task id: its size and ETag.
+    public var listed: [String: ListedObject] = [:]
+    public var prefixes: [PrefixSummary] = []
+  }
+
+  public static func expand(
+    _ manifests: [Manifest], sources: [String: PrefixSource], journal: [String: TaskState]
+  ) -> Result {
+    var out = Result(manifests: manifests)
+    for m in manifests.indices where manifests[m].files.contains(where: { $0.prefix != nil }) {
+      var files: [FileEntry] = []
+      for e in manifests[m].files {
+        guard let options = e.prefix else {
+          files.append(e)
+          continue
+        }
+        let source = sources[e.qualifiedID] ?? .unlisted
+        var summary = PrefixSummary(id: e.qualifiedID, url: e.url.display, source: source)
+        summary.pruneAsked = options.prune
+        files += children(of: e, options: options, source: source, summary: &summary, listed: &out.listed)
+        if options.prune, case .listed(let l) = source { summary.prunes = prunes(of: e, listing: l, journal: journal) }
+        out.prefixes.append(summary)
+      }
+      out.manifests[m].files = files
+    }
+    return out
+  }
+
+  /// The selected objects' entries.
+  static func children(
+    of e: FileEntry, options: PrefixOptions, source: PrefixSource, summary: inout PrefixSummary,
+    listed: inout [String: ListedObject]
+  ) -> [FileEntry] {
+    let objects: [ListedObject]
+    switch source {
+    case .listed(let l), .recorded(let l): objects = l.objects
+    case .failed, .unlisted: return []
+    }
+    let include = options.include.map(Glob.init)
+    let exclude = options.exclude.map(Glob.init)
+    var own = e.values.options.value
+    own.prefix = nil
+    let childOptions = SharedValue(own)
+    var head = ""
+    var out: [FileEntry] = []
+    summary.listed = objects.count
+    for o in objects {
+      if let why = unusable(o.key) {
+        summary.unusable.append("\(o.key): \(why)")
+        continue
+      }
+      guard include.isEmpty || Glob.any(include, o.key), !Glob.any(exclude, o.key) else { continue }
+      let v = e.values
+      var c = FileEntry.Values(
+        qualifiedID: v.qualifiedID + "/" + o.key, idStart: Int(v.idStart),
+        url: v.url.appending(o.key, sharedHead: &head),
+        destinationPath: v.destinationPath + "/" + o.key, destinationStart: Int(v.destinationStart), mark: v.mark,
+        destinationMark: v.destinationMark)
+      c.expectedBytes = o.size
+      c.notBefore = v.notBefore
+      c.options = childOptions
+      listed[c.qualifiedID] = o
+      out.append(FileEntry(c))
+    }
+    summary.selected = out.count
+    return out
+  }
+
+  /// Why a key cannot be a file below the destination, or nil: a folder
+  /// marker, a component that leaves or names the folder, a control
+  /// character, a name syncfiles keeps for its own partial files.
+  static func unusable(_ key: String) -> String? {
+    if key.isEmpty || key.hasSuffix("/") { return "a folder marker, not a file" }
+    if key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "holds a control character" }
+    for part in key.split(separator: "/", omittingEmptySubsequences: false) {
+      if part.isEmpty || part == "." || part == ".." {
+        return "has an empty, '.' or '..' part, so it is no path below the destination"
+      }
+      if part.utf8.count > 255 { return "has a part longer than a file name may be (255 bytes)" }
+      if part.hasSuffix(".syncfiles-partial") { return "ends as syncfiles' own partial files do" }
+    }
+    return nil
+  }
+
+  /// Files this entry installed (the journal says so) whose objects the
+  /// listing no longer has.
+  static func prunes(of e: FileEntry, listing: PrefixListing, journal: [String: TaskState]) -> [PlannedPrune] {
+    let below = e.qualifiedID + "/"
+    let present = Set(listing.objects.map(\.key))
+    var out: [PlannedPrune] = []
+    for (id, state) in journal where id.hasPrefix(below) {
+      let key = String(id.dropFirst(below.count))
+      guard let installed = state.installed, !present.contains(key), unusable(key) == nil else { continue }
+      out.append(PlannedPrune(id: id, path: e.destinationPath + "/" + key, installed: installed))
+    }
+    return out.sorted { $0.id < $1.id }
+  }
+}
