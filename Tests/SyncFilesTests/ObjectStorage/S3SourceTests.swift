@@ -77,6 +77,28 @@ import Testing
     #expect(none.string("m/p", "error")?.contains("no AWS credentials for profile sync") == true, "\(none.run.stdout)")
   }
 
+  /// An expired session token is said in S3's words, fails the task at once
+  /// (no retry can help) and never reaches the output. moto does not expire
+  /// tokens, so the store here answers as AWS documents it: 400 with
+  /// `ExpiredToken`.
+  @Test func anExpiredSessionTokenIsSaidAndNeverShown() throws {
+    let store = try FaultServer()
+    let body =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message></Error>"
+    store.routes(["/data/k.bin": ["status": 400, "error_body": body]])
+    var e = env
+    e["AWS_SESSION_TOKEN"] = "FQoGZXIvYXdzEXPIRED0123456789token"
+    manifest(["{id: k, url: 's3://data/k.bin', destination: k.bin, s3: {endpoint: '\(store.base)'}}"])
+    let r = try apply(["-v"], env: e)
+    let error = r.string("m/k", "error") ?? ""
+    #expect(error.contains("ExpiredToken for s3://data/k.bin: the session token has expired"), "\(r.run.stdout)")
+    #expect(r.int("m/k", "attempts") == 1, "no retry: \(r.run.stdout)")
+    #expect(!leftBehind(r).contains("EXPIRED0123456789"), "the session token reached the output")
+    #expect(r.run.stderr.contains("x-amz-security-token: ***"), "-v shows the token's header, its value hidden")
+    let sent = store.requests().first?.headers["x-amz-security-token"]
+    #expect(sent == e["AWS_SESSION_TOKEN"], "the token is sent to the store: \(String(describing: sent))")
+  }
+
   /// A kill mid-transfer, then a resume that asks for the rest with
   /// If-Match; and a kill, then a change of the object before the resume:
   /// 412, and the new version whole, never mixed with the old bytes.

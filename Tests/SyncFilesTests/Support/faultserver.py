@@ -22,7 +22,8 @@ behaviour (content, ETag, faults) between requests by rewriting it:
                 "extra_bytes": 100,         # send more than Content-Length declares
                 "content_range_shift": 10,  # lie in Content-Range by this many bytes
                 "require": {"x-token": "s3cret"},   # 401 unless these headers match
-                "status": 404,              # a plain error status
+                "status": 404,              # a plain error status...
+                "error_body": "<Error>…",   # ...with this body (an object store's XML)
                 "always_304": true,         # 304 Not Modified, whatever was asked
                 "gzip": true,               # gzip the body and say so, whatever was asked
                 "close_delimited": true,    # no Content-Length: the close marks the end...
@@ -106,7 +107,7 @@ class Handler(BaseHTTPRequestHandler):
             hs = [("Retry-After", r["retry_after"])] if "retry_after" in r else []
             return self.send(r.get("fail_status", 503), hs, b"busy\n", head)
         if "status" in r:
-            return self.send(r["status"], [], b"error page\n", head)
+            return self.send(r["status"], [], r.get("error_body", "error page\n").encode(), head)
         if r.get("always_304"):
             return self.send(304, [("ETag", r.get("etag", '"x"'))], b"", True)
         if "redirect" in r:
