@@ -1,3 +1,4 @@
+// Over 400 lines: one type, PartialFile, whose descriptors (file, folder, positional) every write, sync and rename shares privately.
 internal import CLinux
 
 #if canImport(Glibc)

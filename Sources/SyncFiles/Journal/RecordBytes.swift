@@ -1,3 +1,4 @@
+// Over 400 lines: one concern, a task record written and read as bytes, writer and reader side by side so they stay in step.
 #if canImport(Glibc)
   import Glibc
 #endif

@@ -4,94 +4,6 @@ internal import CYAML
   import Glibc
 #endif
 
-/// Limits that keep hostile YAML from costing unbounded time or memory.
-/// Aliases are never copied: an alias shares its anchor's node, so memory
-/// stays proportional to the text, and `maxExpandedNodes`/`maxAliasNodes`
-/// bound the work of anything that walks the tree.
-public struct YAMLLimits: Sendable, Hashable {
-  /// Largest document accepted, in bytes.
-  public var maxBytes: Int = 64 << 20
-  /// Deepest nesting of sequences and mappings.
-  public var maxDepth: Int = 64
-  /// Nodes in the tree as a walker sees it, with every alias expanded.
-  public var maxExpandedNodes: Int = 8_000_000
-  /// Nodes reached through aliases, at most this or the number of nodes
-  /// written out in the text, whichever is larger.
-  public var maxAliasNodes: Int = 100_000
-
-  public init() {}
-}
-
-public enum ScalarStyle: Sendable, Hashable {
-  case plain
-  case quoted
-  case block
-}
-
-/// A YAML node with the 1-based position where it starts.
-public struct YAMLNode: Sendable {
-  public enum Kind: Sendable {
-    case scalar(String, ScalarStyle)
-    case sequence([YAMLNode])
-    case mapping([YAMLPair])
-  }
-
-  public var kind: Kind
-  public var mark: SourceMark
-  public var tag: String?
-  /// Nodes in this subtree, counting aliased subtrees in full.
-  public var weight: Int
-
-  public var kindName: String {
-    switch kind {
-    case .scalar: return isNull ? "null" : "a scalar"
-    case .sequence: return "a list"
-    case .mapping: return "a mapping"
-    }
-  }
-
-  /// Plain `~`, `null`, `Null`, `NULL` or an empty plain scalar.
-  public var isNull: Bool {
-    // Every null is at most four bytes: a longer scalar is told by its length.
-    if case .scalar(let s, .plain) = kind, s.utf8.count <= 4, tag == nil || tag == "tag:yaml.org,2002:null" {
-      return s.isEmpty || s == "~" || s == "null" || s == "Null" || s == "NULL"
-    }
-    return false
-  }
-
-  public var scalarText: String? {
-    if case .scalar(let s, _) = kind { return s }
-    return nil
-  }
-}
-
-public struct YAMLPair: Sendable {
-  public var key: YAMLNode
-  public var value: YAMLNode
-}
-
-public struct YAMLError: Error, Sendable, Hashable {
-  public var mark: SourceMark?
-  public var message: String
-}
-
-/// Takes the items of one top-level list as each is parsed, so a large list
-/// is never held whole in the tree (a manifest's `files:`).
-public protocol YAMLListSink {
-  /// The list under `key` starts. `root` is the top mapping as far as it has
-  /// been read: its pairs so far, and last `key` with an empty list (its
-  /// marks are the list's). True: items go to `item(_:)`, and the tree keeps
-  /// the list empty.
-  mutating func begin(root: YAMLNode) -> Bool
-  mutating func item(_ node: consuming YAMLNode)
-}
-
-/// The sink of a plain parse: it takes no list.
-struct NoListSink: YAMLListSink {
-  func begin(root: YAMLNode) -> Bool { false }
-  func item(_ node: consuming YAMLNode) {}
-}
-
 /// The text a parse reads: bytes in memory, or an open file read as libyaml
 /// asks for it (16 KiB at a time), so that a large manifest is never held
 /// whole (a manifest of 100,000 entries is 15 MB).
@@ -312,26 +224,7 @@ public enum YAMLLoader {
         if documents > 1 {
           throw YAMLError(mark: mark, message: "a manifest holds one YAML document; found a second one here")
         }
-      case YAML_SCALAR_EVENT:
-        try count(1, alias: false, at: mark)
-        let len = sf_yaml_scalar_length(&event)
-        let text: String
-        if let p = sf_yaml_scalar_value(&event), len > 0 {
-          text = p.withMemoryRebound(to: UInt8.self, capacity: len) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self)
-          }
-        } else {
-          text = ""
-        }
-        let style: ScalarStyle
-        switch sf_yaml_scalar_style(&event) {
-        case YAML_PLAIN_SCALAR_STYLE, YAML_ANY_SCALAR_STYLE: style = .plain
-        case YAML_LITERAL_SCALAR_STYLE, YAML_FOLDED_SCALAR_STYLE: style = .block
-        default: style = .quoted
-        }
-        let node = YAMLNode(
-          kind: .scalar(text, style), mark: mark, tag: Builder.string(sf_yaml_scalar_tag(&event)), weight: 1)
-        try emit(node, anchor: Builder.string(sf_yaml_scalar_anchor(&event)))
+      case YAML_SCALAR_EVENT: try scalar(&event, at: mark)
       case YAML_ALIAS_EVENT:
         let name = Builder.string(sf_yaml_alias_anchor(&event)) ?? ""
         guard var node = anchors[name] else {
@@ -340,40 +233,72 @@ public enum YAMLLoader {
         try count(node.weight, alias: true, at: mark)
         node.mark = mark
         try emit(node, anchor: nil)
-      case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
-        if stack.count >= limits.maxDepth {
-          throw YAMLError(mark: mark, message: "nesting deeper than \(limits.maxDepth) levels")
-        }
-        try count(1, alias: false, at: mark)
-        let isMapping = event.type == YAML_MAPPING_START_EVENT
-        if startsStream(isMapping), let key = stack[0].pendingKey {
-          streamKey = nil
-          let list = YAMLNode(kind: .sequence([]), mark: mark, tag: nil, weight: 1)
-          offer = YAMLNode(
-            kind: .mapping(stack[0].pairs + [YAMLPair(key: key, value: list)]), mark: stack[0].mark,
-            tag: stack[0].tag, weight: stack[0].weight)
-        }
-        stack.append(
-          Frame(
-            isMapping: isMapping, mark: mark,
-            tag: Builder.string(isMapping ? sf_yaml_mapping_tag(&event) : sf_yaml_sequence_tag(&event)),
-            anchor: Builder.string(isMapping ? sf_yaml_mapping_anchor(&event) : sf_yaml_sequence_anchor(&event))))
-        // A file entry has a handful of keys: one allocation instead of growing 1, 2, 4, 8.
-        if isMapping { stack[stack.count - 1].pairs.reserveCapacity(6) }
-      case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
-        let frame = stack.removeLast()
-        if stack.count == 1 { streaming = false }
-        let node: YAMLNode
-        if frame.isMapping {
-          let pairs = try Builder.applyMerges(frame.pairs)
-          node = YAMLNode(kind: .mapping(pairs), mark: frame.mark, tag: frame.tag, weight: frame.weight)
-        } else {
-          node = YAMLNode(kind: .sequence(frame.items), mark: frame.mark, tag: frame.tag, weight: frame.weight)
-        }
-        try emit(node, anchor: frame.anchor)
+      case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT: try open(&event, at: mark)
+      case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT: try close()
       default:
         break
       }
+    }
+
+    /// A scalar: its text and style, as a node.
+    private mutating func scalar(_ event: inout yaml_event_t, at mark: SourceMark) throws(YAMLError) {
+      try count(1, alias: false, at: mark)
+      let len = sf_yaml_scalar_length(&event)
+      let text: String
+      if let p = sf_yaml_scalar_value(&event), len > 0 {
+        text = p.withMemoryRebound(to: UInt8.self, capacity: len) {
+          String(decoding: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self)
+        }
+      } else {
+        text = ""
+      }
+      let style: ScalarStyle
+      switch sf_yaml_scalar_style(&event) {
+      case YAML_PLAIN_SCALAR_STYLE, YAML_ANY_SCALAR_STYLE: style = .plain
+      case YAML_LITERAL_SCALAR_STYLE, YAML_FOLDED_SCALAR_STYLE: style = .block
+      default: style = .quoted
+      }
+      let node = YAMLNode(
+        kind: .scalar(text, style), mark: mark, tag: Builder.string(sf_yaml_scalar_tag(&event)), weight: 1)
+      try emit(node, anchor: Builder.string(sf_yaml_scalar_anchor(&event)))
+    }
+
+    /// A sequence or mapping opens: a frame of its own (the first one of a
+    /// long `files:` list may start streaming its items).
+    private mutating func open(_ event: inout yaml_event_t, at mark: SourceMark) throws(YAMLError) {
+      if stack.count >= limits.maxDepth {
+        throw YAMLError(mark: mark, message: "nesting deeper than \(limits.maxDepth) levels")
+      }
+      try count(1, alias: false, at: mark)
+      let isMapping = event.type == YAML_MAPPING_START_EVENT
+      if startsStream(isMapping), let key = stack[0].pendingKey {
+        streamKey = nil
+        let list = YAMLNode(kind: .sequence([]), mark: mark, tag: nil, weight: 1)
+        offer = YAMLNode(
+          kind: .mapping(stack[0].pairs + [YAMLPair(key: key, value: list)]), mark: stack[0].mark,
+          tag: stack[0].tag, weight: stack[0].weight)
+      }
+      stack.append(
+        Frame(
+          isMapping: isMapping, mark: mark,
+          tag: Builder.string(isMapping ? sf_yaml_mapping_tag(&event) : sf_yaml_sequence_tag(&event)),
+          anchor: Builder.string(isMapping ? sf_yaml_mapping_anchor(&event) : sf_yaml_sequence_anchor(&event))))
+      // A file entry has a handful of keys: one allocation instead of growing 1, 2, 4, 8.
+      if isMapping { stack[stack.count - 1].pairs.reserveCapacity(6) }
+    }
+
+    /// A sequence or mapping closes: its frame becomes a node.
+    private mutating func close() throws(YAMLError) {
+      let frame = stack.removeLast()
+      if stack.count == 1 { streaming = false }
+      let node: YAMLNode
+      if frame.isMapping {
+        let pairs = try Builder.applyMerges(frame.pairs)
+        node = YAMLNode(kind: .mapping(pairs), mark: frame.mark, tag: frame.tag, weight: frame.weight)
+      } else {
+        node = YAMLNode(kind: .sequence(frame.items), mark: frame.mark, tag: frame.tag, weight: frame.weight)
+      }
+      try emit(node, anchor: frame.anchor)
     }
 
     /// `node` is consumed: it is moved into its place, not copied (a node

@@ -58,82 +58,6 @@ public enum Planner {
     return inst.size == f.size && inst.mtimeNs == f.mtimeNs && isFingerprint(s.fingerprint, of: e)
   }
 
-  /// Identifies what an entry fetches and how it is checked; when it changes,
-  /// what was installed or held partially no longer counts. The destination
-  /// counts as written, relative to the root: a manifest's folder moved with
-  /// its files and journal keeps them (each is still checked by size and
-  /// modification time, and revalidated as usual).
-  public static func fingerprint(_ e: FileEntry) -> String {
-    hex16(fingerprintHash(e, destinationFrom: Int(e.destinationStart)))
-  }
-
-  /// The fingerprint as journals written before 2026-11-27 recorded it: over
-  /// the destination's absolute path.
-  static func legacyFingerprint(_ e: FileEntry) -> String { hex16(fingerprintHash(e, destinationFrom: 0)) }
-
-  /// Whether a journal's `recorded` fingerprint is `e`'s, in either form
-  /// (none recorded is not). `current`: `fingerprint(e)`, when the caller has it.
-  public static func isFingerprint(_ recorded: String?, of e: FileEntry, current: String? = nil) -> Bool {
-    guard let recorded else { return false }
-    return recorded == (current ?? fingerprint(e)) || recorded == legacyFingerprint(e)
-  }
-
-  /// fnv1a(joined: [url, destination, sha256, max_bytes], separator: "\u{1}"),
-  /// fed part by part: no array of the parts (twice an entry in a steady run).
-  /// The separator is one byte, taken in place; an absent part adds no byte.
-  /// The destination's bytes are taken from `destinationFrom` on.
-  private static func fingerprintHash(_ e: FileEntry, destinationFrom start: Int) -> UInt64 {
-    var h = e.url.withDisplayParts { head, tail in fnv1a(tail, from: fnv1a(head, from: fnvOffset)) }
-    h = separated(h)
-    h = e.destinationPath.withUTF8Bytes { bytes in fnv1a(UnsafeBufferPointer(rebasing: bytes[start...]), from: h) }
-    h = separated(h)
-    if let sha256 = e.sha256 { h = fnv1a(sha256, from: h) }
-    h = separated(h)
-    if let maxBytes = e.maxBytes { h = fnv1a(String(maxBytes), from: h) }
-    return h
-  }
-
-  /// FNV-1a continued over the separator byte 0x01.
-  private static func separated(_ h: UInt64) -> UInt64 { (h ^ 0x01) &* fnvPrime }
-
-  static let fnvOffset: UInt64 = 0xcbf2_9ce4_8422_2325
-
-  static func fnv1a(_ s: String) -> UInt64 { fnv1a(s, from: fnvOffset) }
-
-  /// FNV-1a of the parts joined by `separator`, fed part by part (no joined copy).
-  static func fnv1a(joined parts: [String], separator: String) -> UInt64 {
-    var h = fnvOffset
-    for (i, part) in parts.enumerated() {
-      if i > 0 { h = fnv1a(separator, from: h) }
-      h = fnv1a(part, from: h)
-    }
-    return h
-  }
-
-  /// FNV-1a continued over `s`'s bytes from `h`. Over the contiguous bytes:
-  /// stepping the UTF-8 view costs several times more per byte, and every
-  /// entry is hashed on every plan.
-  static func fnv1a(_ s: String, from h: UInt64) -> UInt64 {
-    s.withUTF8Bytes { bytes in fnv1a(bytes, from: h) }
-  }
-
-  static func fnv1a(_ bytes: UnsafeBufferPointer<UInt8>, from h: UInt64) -> UInt64 {
-    var h = h
-    for b in bytes { h = (h ^ UInt64(b)) &* fnvPrime }
-    return h
-  }
-
-  static let fnvPrime: UInt64 = 0x100_0000_01b3
-
-  /// 16 lower-case hex digits.
-  static func hex16(_ h: UInt64) -> String {
-    String(unsafeUninitializedCapacity: 16) { out in
-      let digits: StaticString = "0123456789abcdef"
-      for k in 0..<16 { out[k] = digits.utf8Start[Int((h >> UInt64(60 - 4 * k)) & 0xF)] }
-      return 16
-    }
-  }
-
   /// `--only`: a pattern selects a task by its id, and a prefix entry's id
   /// (`name/id`) selects every object's task below it (`name/id/KEY`).
   static func matches(_ id: String, patterns: [String]) -> Bool {
@@ -177,17 +101,18 @@ public enum Planner {
     }
 
     // 1. What would happen if nothing held it back.
-    let sourceChanged = state?.fingerprint.map { !isFingerprint($0, of: e) } ?? false
     let dest = facts.files[e.destinationPath]
     let partialFact = partialFact(e, state, facts)
+    let sourceChanged = state?.fingerprint.map { !isFingerprint($0, of: e) } ?? false
     let held = sourceChanged ? nil : resumable(state?.partial, fact: partialFact)
-
     if let dest, dest.isSymlink {
       download(&t, "destination is a symlink: it is replaced by the downloaded file, never followed")
     } else if let dest, !dest.isRegular {
       download(&t, "destination is not a regular file; apply will refuse to replace it")
       t.destinationNotAFile = true
-    } else if dest == nil {
+    } else if let dest {
+      present(&t, dest, state: state, held: held, sourceChanged: sourceChanged, facts: facts, options: options)
+    } else {
       t.destinationMissing = true
       if let (p, size) = held {
         resume(&t, p, size: size, prefix: "")
@@ -197,37 +122,6 @@ public enum Planner {
         let note = weakPartialNote(state?.partial, fact: partialFact)
         download(&t, note.isEmpty ? "destination missing" : "destination missing" + note)
       }
-    } else if let want = e.sha256, facts.digests[e.destinationPath] == want {
-      t.action = .skip
-      t.reason = "destination already holds the declared sha256: recorded as installed, no transfer"
-      t.bytesToTransfer = 0
-      t.adopt = dest
-    } else if sourceChanged {
-      download(&t, "manifest entry changed (url, destination or checks) since the last install — will download")
-    } else if let inst = state?.installed, inst.size != dest!.size || inst.mtimeNs != dest!.mtimeNs {
-      download(&t, "destination changed on disk since install — will re-download")
-      t.destinationEdited = true
-    } else if let (p, size) = held {
-      resume(&t, p, size: size, prefix: "update interrupted: ")
-    } else if state?.installed == nil {
-      t.action = .revalidate
-      t.reason = "destination exists but is not in the journal: revalidate against its modification time"
-      // A changed source sends the whole file: its expected size is the upper bound (and the disk needs room).
-      t.bytesToTransfer = e.expectedBytes ?? 0
-      t.request = .revalidate(
-        installed: nil, localMtime: dest!.mtimeNs / 1_000_000_000, cacheMaxAge: e.cacheMaxAge.seconds)
-    } else if !options.force, let inst = state?.installed, inst.validators.isEmpty, vouches(state, for: e, fact: dest!)
-    {
-      // Adopted bytes with no validator to ask about: a request could only
-      // bring the same bytes again, or bytes the sha256 refuses.
-      t.action = .skip
-      t.reason = "destination holds the declared sha256 (no validator to revalidate with): up to date"
-    } else {
-      scheduled(&t, e.schedule, last: state?.lastSuccess ?? state?.lastCheck, now: now, force: options.force)
-      t.request = .revalidate(
-        installed: state?.installed?.validators, localMtime: nil, throughProxy: t.throughProxy,
-        cacheMaxAge: e.cacheMaxAge.seconds)
-      if t.action == .revalidate, let object = facts.listed[e.qualifiedID] { listed(&t, object, state?.installed) }
     }
 
     modeCheck(&t, dest)
@@ -241,6 +135,46 @@ public enum Planner {
     // 2. What holds it back: not_before, backoff, conditions.
     holdBack(&t, conditions: conditions, state: state, facts: facts, options: options, waits: &waits)
     return t
+  }
+
+  /// A regular file at the destination: adopted, replaced, resumed over,
+  /// revalidated, or up to date, by what the journal says of it.
+  static func present(
+    _ t: inout PlannedTask, _ dest: FileFact, state: TaskState?, held: (TaskState.Partial, Int64)?,
+    sourceChanged: Bool, facts: Facts, options: PlanOptions
+  ) {
+    let e = t.entry
+    if let want = e.sha256, facts.digests[e.destinationPath] == want {
+      t.action = .skip
+      t.reason = "destination already holds the declared sha256: recorded as installed, no transfer"
+      t.bytesToTransfer = 0
+      t.adopt = dest
+    } else if sourceChanged {
+      download(&t, "manifest entry changed (url, destination or checks) since the last install — will download")
+    } else if let inst = state?.installed, inst.size != dest.size || inst.mtimeNs != dest.mtimeNs {
+      download(&t, "destination changed on disk since install — will re-download")
+      t.destinationEdited = true
+    } else if let (p, size) = held {
+      resume(&t, p, size: size, prefix: "update interrupted: ")
+    } else if state?.installed == nil {
+      t.action = .revalidate
+      t.reason = "destination exists but is not in the journal: revalidate against its modification time"
+      // A changed source sends the whole file: its expected size is the upper bound (and the disk needs room).
+      t.bytesToTransfer = e.expectedBytes ?? 0
+      t.request = .revalidate(
+        installed: nil, localMtime: dest.mtimeNs / 1_000_000_000, cacheMaxAge: e.cacheMaxAge.seconds)
+    } else if !options.force, let inst = state?.installed, inst.validators.isEmpty, vouches(state, for: e, fact: dest) {
+      // Adopted bytes with no validator to ask about: a request could only
+      // bring the same bytes again, or bytes the sha256 refuses.
+      t.action = .skip
+      t.reason = "destination holds the declared sha256 (no validator to revalidate with): up to date"
+    } else {
+      scheduled(&t, e.schedule, last: state?.lastSuccess ?? state?.lastCheck, now: facts.now, force: options.force)
+      t.request = .revalidate(
+        installed: state?.installed?.validators, localMtime: nil, throughProxy: t.throughProxy,
+        cacheMaxAge: e.cacheMaxAge.seconds)
+      if t.action == .revalidate, let object = facts.listed[e.qualifiedID] { listed(&t, object, state?.installed) }
+    }
   }
 
   /// What lies at the task's partial path: the journal's, else the one

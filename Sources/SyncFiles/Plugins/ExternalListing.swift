@@ -17,8 +17,7 @@ extension ExternalSource: PrefixLister {
       [executable, "list"],
       environment: ["SYNCFILES_TASK_ID": r.id, "SYNCFILES_PLUGIN_PROTOCOL": "\(Self.protocolVersion)"],
       stdin: Array((request.serialized() + "\n").utf8), timeout: timeout, captureStdout: true)
-    let lines = String(decoding: run.stdout, as: UTF8.self).split(whereSeparator: \.isNewline)
-    let answer = lines.last { !$0.allSatisfy(\.isWhitespace) }.flatMap { try? JSONValue.parse(String($0)) }
+    let answer = ExternalTransport.answer(run).answer
     let failed = { (why: String) in
       Result<PrefixListing, ListingFailure>.failure(
         ListingFailure("listing \(r.url) failed: \(name) \(why); nothing under it was fetched or pruned"))

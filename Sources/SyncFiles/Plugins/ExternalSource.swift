@@ -82,20 +82,9 @@ final class ExternalTransport: Transport, @unchecked Sendable {
     }
     result.received = partial.size - offset
 
-    // One JSON object: the last line it printed that is not empty (a plugin
-    // stopped by SIGTERM may still print one, naming what it wrote).
-    let lines = String(decoding: run.stdout, as: UTF8.self).split(whereSeparator: \.isNewline)
-    let last = lines.last { !$0.allSatisfy(\.isWhitespace) }.map(String.init) ?? ""
-    let parsed = try? JSONValue.parse(last)
-    let answer: JSONValue? = if case .object = parsed { parsed } else { nil }
+    let (last, answer) = Self.answer(run)
     if let v = answer?["protocol"], v.intValue != Int64(ExternalSource.protocolVersion) {
-      return result.discarding(partial).failing(
-        .plugin(
-          .brokeProtocol(
-            plugin: name,
-            what:
-              "answered in protocol \(v.serialized()); this syncfiles speaks protocol \(ExternalSource.protocolVersion)",
-            retryable: false)))
+      return result.discarding(partial).failing(.plugin(otherProtocol(v)))
     }
     // A plugin's validators are its own word (no Date to weigh them by).
     let now = Validators(
@@ -129,6 +118,24 @@ final class ExternalTransport: Transport, @unchecked Sendable {
     }
     guard let answer else { return result.failing(.plugin(noAnswer(run, last: last))) }
     return outcome(answer, run: run, spec: spec, partial: partial, result: result)
+  }
+
+  /// One JSON object: the last line it printed that is not empty (a plugin
+  /// stopped by SIGTERM may still print one, naming what it wrote), and that
+  /// line as it was, for messages.
+  static func answer(_ run: Subprocess.Result) -> (last: String, answer: JSONValue?) {
+    let lines = String(decoding: run.stdout, as: UTF8.self).split(whereSeparator: \.isNewline)
+    let last = lines.last { !$0.allSatisfy(\.isWhitespace) }.map(String.init) ?? ""
+    let parsed = try? JSONValue.parse(last)
+    if case .object = parsed { return (last, parsed) }
+    return (last, nil)
+  }
+
+  private func otherProtocol(_ v: JSONValue) -> PluginError {
+    .brokeProtocol(
+      plugin: name,
+      what: "answered in protocol \(v.serialized()); this syncfiles speaks protocol \(ExternalSource.protocolVersion)",
+      retryable: false)
   }
 
   /// The partial to fill: the one held (cut to empty when its version is

@@ -71,63 +71,71 @@ extension JSONValue {
       guard depth < 64 else { throw fail("nested too deeply") }
       guard i < bytes.count else { throw fail("unexpected end") }
       switch bytes[i] {
-      case UInt8(ascii: "{"):
-        i += 1
-        var pairs: [(String, JSONValue)] = []
-        skipSpace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
-          i += 1
-          return .object(pairs)
-        }
-        while true {
-          skipSpace()
-          guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a key") }
-          let k = try string()
-          skipSpace()
-          guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
-          i += 1
-          skipSpace()
-          pairs.append((k, try value(depth: depth + 1)))
-          skipSpace()
-          guard i < bytes.count else { throw fail("unexpected end") }
-          if bytes[i] == UInt8(ascii: ",") {
-            i += 1
-            continue
-          }
-          if bytes[i] == UInt8(ascii: "}") {
-            i += 1
-            return .object(pairs)
-          }
-          throw fail("expected ',' or '}'")
-        }
-      case UInt8(ascii: "["):
-        i += 1
-        var items: [JSONValue] = []
-        skipSpace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
-          i += 1
-          return .array(items)
-        }
-        while true {
-          skipSpace()
-          items.append(try value(depth: depth + 1))
-          skipSpace()
-          guard i < bytes.count else { throw fail("unexpected end") }
-          if bytes[i] == UInt8(ascii: ",") {
-            i += 1
-            continue
-          }
-          if bytes[i] == UInt8(ascii: "]") {
-            i += 1
-            return .array(items)
-          }
-          throw fail("expected ',' or ']'")
-        }
+      case UInt8(ascii: "{"): return try object(depth: depth)
+      case UInt8(ascii: "["): return try array(depth: depth)
       case UInt8(ascii: "\""): return .string(try string())
       case UInt8(ascii: "t"): return try literal("true", .bool(true))
       case UInt8(ascii: "f"): return try literal("false", .bool(false))
       case UInt8(ascii: "n"): return try literal("null", .null)
       default: return try number()
+      }
+    }
+
+    /// `{…}`, its `{` at `i`.
+    mutating func object(depth: Int) throws(ParseError) -> JSONValue {
+      i += 1
+      var pairs: [(String, JSONValue)] = []
+      skipSpace()
+      if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
+        i += 1
+        return .object(pairs)
+      }
+      while true {
+        skipSpace()
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a key") }
+        let k = try string()
+        skipSpace()
+        guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+        i += 1
+        skipSpace()
+        pairs.append((k, try value(depth: depth + 1)))
+        skipSpace()
+        guard i < bytes.count else { throw fail("unexpected end") }
+        if bytes[i] == UInt8(ascii: ",") {
+          i += 1
+          continue
+        }
+        if bytes[i] == UInt8(ascii: "}") {
+          i += 1
+          return .object(pairs)
+        }
+        throw fail("expected ',' or '}'")
+      }
+    }
+
+    /// `[…]`, its `[` at `i`.
+    mutating func array(depth: Int) throws(ParseError) -> JSONValue {
+      i += 1
+      var items: [JSONValue] = []
+      skipSpace()
+      if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+        i += 1
+        return .array(items)
+      }
+      while true {
+        skipSpace()
+        items.append(try value(depth: depth + 1))
+        skipSpace()
+        guard i < bytes.count else { throw fail("unexpected end") }
+        if bytes[i] == UInt8(ascii: ",") {
+          i += 1
+          continue
+        }
+        if bytes[i] == UInt8(ascii: "]") {
+          i += 1
+          return .array(items)
+        }
+        throw fail("expected ',' or ']'")
       }
     }
 

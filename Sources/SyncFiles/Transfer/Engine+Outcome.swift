@@ -68,6 +68,12 @@ extension TransferEngine {
     if t.spec.isFile {
       return finish(t, unmet != 0 ? .notModified : .complete)
     }
+    finish(t, status: status, redirect: redirect)
+  }
+
+  /// An HTTP transfer that ended cleanly, by its final status: the file,
+  /// not modified, a redirect to follow, or an answer that fails the try.
+  func finish(_ t: Transfer, status: Int, redirect: String?) {
     switch status {
     case 200, 206:
       finish(t, .complete)

@@ -1,3 +1,4 @@
+// Over 400 lines: one type, SegmentGroup, the byte ranges of one file and every decision about them.
 #if canImport(Glibc)
   import Glibc
 #endif

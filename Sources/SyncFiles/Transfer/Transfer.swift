@@ -145,36 +145,7 @@ final class Transfer {
       return writing
     }
 
-    var offset: Int64 = 0
-    var total = length
-    var restarted = false
-    if status == 206 && firstPiece != nil && (partial?.size ?? 0) == 0 {
-      guard let whole = startFirstPiece() else { return false }
-      total = whole
-    } else if status == 206 {
-      guard let p = partial, let cr = header(.contentRange).flatMap(ContentRange.parse) else {
-        failure = .restart("the server answered 206 without a usable Content-Range")
-        return false
-      }
-      guard cr.start == p.size else {
-        failure = .restart("the server resumed at byte \(cr.start) instead of \(p.size)")
-        return false
-      }
-      // The server honoured If-Range, so a validator it left out counts as the same.
-      if let sent = spec.request.ifRange, let now = validators, !(now.names(ifRange: sent) ?? true) {
-        failure = .restart("the server's version changed during a resume (If-Range was not honoured)")
-        return false
-      }
-      offset = cr.start
-      total = cr.total
-    } else {
-      do {
-        restarted = try startWholeBody(length: length)
-      } catch {
-        failure = .failed(.partialFile(error))
-        return false
-      }
-    }
+    guard let (offset, total, restarted) = bodyPlace(length: length) else { return false }
     if let max = spec.maxBytes, let total, total > max {
       failure = .failed(.tooLarge(limit: max, announced: total))
       return false
@@ -197,6 +168,45 @@ final class Transfer {
     // Handed over to ranges (`SegmentGroup.handOver`), or to be asked for
     // whole: this body is not written.
     return failure == nil && !handedOver && !askWhole
+  }
+
+  /// Where the body's bytes go, from what the answer is: the first piece
+  /// of ranges, the rest of a resumed partial, or a whole body. Nil, with
+  /// `failure` set, when the answer cannot be used.
+  private func bodyPlace(length: Int64?) -> (offset: Int64, total: Int64?, restarted: Bool)? {
+    if status == 206 && firstPiece != nil && (partial?.size ?? 0) == 0 {
+      guard let whole = startFirstPiece() else { return nil }
+      return (0, whole, false)
+    }
+    if status == 206 {
+      guard let (start, total) = resumedPlace() else { return nil }
+      return (start, total, false)
+    }
+    do {
+      return (0, length, try startWholeBody(length: length))
+    } catch {
+      failure = .failed(.partialFile(error))
+      return nil
+    }
+  }
+
+  /// A 206 to a resume: it must continue the partial where it ends, under
+  /// the version the partial was started with.
+  private func resumedPlace() -> (start: Int64, total: Int64?)? {
+    guard let p = partial, let cr = header(.contentRange).flatMap(ContentRange.parse) else {
+      failure = .restart("the server answered 206 without a usable Content-Range")
+      return nil
+    }
+    guard cr.start == p.size else {
+      failure = .restart("the server resumed at byte \(cr.start) instead of \(p.size)")
+      return nil
+    }
+    // The server honoured If-Range, so a validator it left out counts as the same.
+    if let sent = spec.request.ifRange, let now = validators, !(now.names(ifRange: sent) ?? true) {
+      failure = .restart("the server's version changed during a resume (If-Range was not honoured)")
+      return nil
+    }
+    return (cr.start, cr.total)
   }
 
   /// The first piece answered 206: a new partial, and the whole size from

@@ -1,3 +1,4 @@
+// Over 400 lines: the hashing of a transfer, from the bytes' arrival (ring, reader) to the digest, which share one buffer discipline.
 internal import CCrypto
 
 #if canImport(Glibc)
