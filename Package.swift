@@ -28,11 +28,11 @@ let package = Package(
       providers: [.apt(["libssl-dev"])]
     ),
     .systemLibrary(name: "CLinux"),
-    .systemLibrary(name: "CFold"),
+    .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
     .target(name: "CStart"),
     .target(
       name: "SyncFiles",
-      dependencies: ["CCurl", "CYAML", "CCrypto", "CLinux", "CFold"]
+      dependencies: ["CCurl", "CYAML", "CCrypto", "CLinux", "CZlib"]
     ),
     .executableTarget(
       name: "syncfiles",

@@ -41,7 +41,7 @@ case $target in
 esac
 echo "building $bin" >&2
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name SyncFilesFuzz \
-  -I Sources/CYAML -I Sources/CLinux -I Sources/CFold -lyaml -o "$bin" "${sources[@]}" \
+  -I Sources/CYAML -I Sources/CLinux -I Sources/CZlib -lyaml -lz -o "$bin" "${sources[@]}" \
   2> >(grep -v "Cannot export local symbol" >&2)  # gold's harmless notes on ASan's symbols
 echo "fuzzing for ${seconds}s" >&2
 # libFuzzer and ASan print the crash's stack; Swift's own backtracer would

@@ -56,118 +56,9 @@ struct Apply: ParsableCommand {
   var metrics: String?
   @Argument(help: "Manifest files or folders of manifests.", completion: .file()) var paths: [String]
 
-  /// The flags and paths as plain values.
-  var settings: ApplySettings {
-    ApplySettings(
-      session: session.settings, dryRun: dryRun, only: only, force: force, parallel: parallel, rate: rate,
-      deadline: deadline, progress: progress, quiet: quiet, verbose: verbose, metrics: metrics, paths: paths)
-  }
-
-  func validate() throws { try settings.validate() }
-
-  func run() throws { try settings.run() }
 }
 
-/// What `apply` was asked, as plain values. argument-parser makes them from
-/// `Apply`'s flags; `plain` makes them for the lines cron and systemd run
-/// every few minutes (`apply --quiet --deadline 50m /etc/syncfiles.d`):
-/// argument-parser builds each command's argument set by reflection,
-/// 1–2 ms before anything else. The
-/// defaults and conversions here are `Apply`'s, which a test checks against
-/// argument-parser's own reading of thousands of lines.
-struct ApplySettings: Equatable {
-  var session = SessionSettings()
-  var dryRun = false
-  var only: [String] = []
-  var force = false
-  var parallel: Int? = nil
-  var rate: String? = nil
-  var deadline: String? = nil
-  var progress: ProgressMode = .auto
-  var quiet = false
-  var verbose = false
-  var metrics: String? = nil
-  var paths: [String]
-
-  /// `arguments` (those after the program's name) read as argument-parser
-  /// reads an `apply` line, for the lines it reads plainly: `apply`, one or
-  /// more paths, and options each given once (`--only` any number of
-  /// times) as `--name value` or `--name=value`, or `-v`. Anything else is
-  /// nil and goes to argument-parser, with its own messages: help, version,
-  /// `--`, an empty argument or `help`, a value beginning with `-`, an
-  /// unknown or repeated option, a value it would not convert.
-  static func plain(_ arguments: [String]) -> ApplySettings? {
-    guard arguments.first == "apply", !arguments.contains(where: { $0.isEmpty || $0 == "help" }) else { return nil }
-    var s = ApplySettings(paths: [])
-    var seen: Set<String> = []
-    var k = 1
-    while k < arguments.count {
-      let a = arguments[k]
-      k += 1
-      guard a.hasPrefix("-") else {
-        s.paths.append(a)
-        continue
-      }
-      var name = a
-      var value: String? = nil
-      if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
-        name = String(a[..<eq])
-        value = String(a[a.index(after: eq)...])
-      }
-      if name == "-v" { name = "--verbose" }
-      guard name == "--only" || seen.insert(name).inserted else { return nil }
-      if Self.flags.contains(name) {
-        guard value == nil else { return nil }
-        s.set(flag: name)
-        continue
-      }
-      guard Self.valued.contains(name) else { return nil }
-      if value == nil, k < arguments.count {
-        value = arguments[k]
-        k += 1
-      }
-      guard let v = value, !v.isEmpty, !v.hasPrefix("-"), s.take(name, v) else { return nil }
-    }
-    return s.paths.isEmpty ? nil : s
-  }
-
-  static let flags: Set<String> = ["--dry-run", "--force", "--quiet", "--verbose"]
-  static let valued: Set<String> = [
-    "--only", "--parallel", "--rate", "--deadline", "--progress", "--metrics", "--format", "--journal", "--now",
-  ]
-
-  mutating func set(flag name: String) {
-    switch name {
-    case "--dry-run": dryRun = true
-    case "--force": force = true
-    case "--quiet": quiet = true
-    default: verbose = true
-    }
-  }
-
-  /// Option `name`'s value, converted as argument-parser converts it; false
-  /// when it would not.
-  mutating func take(_ name: String, _ v: String) -> Bool {
-    switch name {
-    case "--only": only.append(v)
-    case "--parallel":
-      guard let n = Int(v) else { return false }
-      parallel = n
-    case "--rate": rate = v
-    case "--deadline": deadline = v
-    case "--progress":
-      guard let p = ProgressMode(rawValue: v) else { return false }
-      progress = p
-    case "--metrics": metrics = v
-    case "--format":
-      guard let f = OutputFormat(rawValue: v) else { return false }
-      session.format = f
-    case "--journal": session.journal = v
-    default: session.now = v
-    }
-    return true
-  }
-
+extension Apply {
   func validate() throws {
     if let p = parallel, p < 1 { throw ValidationError("--parallel must be at least 1") }
     if let r = rate, case .failure(let e) = ByteSize.parseRate(r) { throw ValidationError("--rate: \(e.message)") }
@@ -189,7 +80,8 @@ struct ApplySettings: Equatable {
 
   func run() throws {
     if dryRun {
-      return try PlanOutput.run(paths: paths, session: session, options: PlanOptions(force: force, only: only))
+      return try PlanOutput.run(
+        paths: paths, session: session.settings, options: PlanOptions(force: force, only: only))
     }
     // The run's duration (and --deadline) count from here.
     var clock = RunClock()
@@ -200,7 +92,7 @@ struct ApplySettings: Equatable {
     // The journal is read beside the manifests; the writer uses that reading only if the file is unchanged.
     let prefetch = JournalPrefetch()
     let (set, journalPath) = try LoadedSession.manifests(
-      paths: paths, options: session, plugins: plugins, prefetch: prefetch)
+      paths: paths, options: session.settings, plugins: plugins, prefetch: prefetch)
     clock.end(.load)
     let applying: ApplySession
     do {
@@ -242,7 +134,7 @@ struct ApplySettings: Equatable {
   }
 }
 
-extension ApplySettings {
+extension Apply {
   /// The flags (and SYNCFILES_GROUP_COMMIT) over the manifests' limits, and where logs go.
   func runOptions(_ applying: ApplySession, line: ProgressLine, clock: RunClock) -> RunOptions {
     var flags = ApplySession.Flags()

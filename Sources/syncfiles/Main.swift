@@ -21,11 +21,6 @@ struct Main {
       exit(2)
     }
     do {
-      // An `apply` line as cron and systemd run it, without argument-parser;
-      // one it would refuse goes to it, for its messages.
-      if let plain = ApplySettings.plain(Array(CommandLine.arguments.dropFirst())), (try? plain.validate()) != nil {
-        return try plain.run()
-      }
       var command = try SyncFilesCommand.parseCommand()
       if var asyncCommand = command as? AsyncParsableCommand {
         try await asyncCommand.run()

@@ -23,8 +23,7 @@ struct SessionOptions: ParsableArguments {
   var settings: SessionSettings { SessionSettings(journal: journal, format: format, now: now) }
 }
 
-/// `SessionOptions` as plain values, which the commands use: `apply PATH...`
-/// makes them without argument-parser (`ApplySettings.plain`).
+/// `SessionOptions` as plain values, which the commands hand to the library.
 struct SessionSettings: Equatable {
   var journal: String? = nil
   var format: OutputFormat = .text

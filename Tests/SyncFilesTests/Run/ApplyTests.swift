@@ -38,8 +38,7 @@ import Testing
 
   /// Two manifests in one session, each with its own root: every task is
   /// carried out under its own manifest's root (with one manifest, the
-  /// runner maps no ids to manifests at all). The line has no option, so
-  /// it is read without argument-parser (`ApplySettings.plain`).
+  /// runner maps no ids to manifests at all).
   @Test func eachManifestsFilesLandUnderItsOwnRoot() throws {
     let a = testBytes(5_000, seed: 41)
     let b = testBytes(6_000, seed: 42)
