@@ -65,7 +65,8 @@ public final class JournalPrefetch: @unchecked Sendable {
     return (b, settled ? before : nil)
   }
 
-  /// Waits until a started prefetch has read the file (tests order their writes after it).
+  /// Waits until a started prefetch has read the file (its readers, and
+  /// tests that order their writes after it).
   func waitUntilRead() {
     lock.locked {
       while started != nil && !done { lock.wait(until: nil) }
@@ -76,9 +77,9 @@ public final class JournalPrefetch: @unchecked Sendable {
   /// found it (`now`: its identity under the lock); nil otherwise. Waits
   /// for the prefetch to end; what it held stays for `contents(path:matching:)`.
   func contents(path: String, unchangedSince now: FileIdentity?) -> JournalFormat.Contents? {
-    lock.locked {
+    waitUntilRead()
+    return lock.locked {
       guard started == path else { return nil }
-      while !done { lock.wait(until: nil) }
       guard let identity, let now, identity == now, let contents else { return nil }
       bytes = nil
       self.contents = nil
@@ -90,9 +91,9 @@ public final class JournalPrefetch: @unchecked Sendable {
   /// bytes; nil otherwise (then the caller decodes them itself). Waits for
   /// the prefetch to end, and drops what it held.
   func contents(path: String, matching current: [UInt8]) -> JournalFormat.Contents? {
+    waitUntilRead()
     let taken: ([UInt8], JournalFormat.Contents)? = lock.locked {
       guard started == path else { return nil }
-      while !done { lock.wait(until: nil) }
       defer {
         bytes = nil
         contents = nil

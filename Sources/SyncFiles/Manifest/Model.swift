@@ -29,7 +29,7 @@ public struct SharedValue<Value> {
 extension SharedValue: @unchecked Sendable where Value: Sendable {}
 
 extension SharedValue: Equatable, Hashable where Value: Hashable {
-  public static func == (a: SharedValue, b: SharedValue) -> Bool { a.box === b.box || a.box.value == b.box.value }
+  public static func == (a: SharedValue, b: SharedValue) -> Bool { a.sharesBox(with: b) || a.box.value == b.box.value }
   public func hash(into h: inout Hasher) { box.value.hash(into: &h) }
 }
 

@@ -128,15 +128,12 @@ public enum FileIO {
     return names
   }
 
-  /// The name of an entry `readdir` returned.
-  static func entryName(_ entry: UnsafePointer<dirent>) -> String { String(decoding: nameBytes(entry), as: UTF8.self) }
-
   /// The bytes of an entry's name, read up to its NUL and no further. The
   /// kernel's record ends a few bytes after the name, not at the end of
   /// `d_name`'s 256: copying the whole field (as this did until the fix)
   /// read past the buffer's last record, and crashed where the buffer ended
   /// a mapping (a new thread's heap: the facts' second half).
-  private static func nameBytes(_ entry: UnsafePointer<dirent>) -> UnsafeBufferPointer<UInt8> {
+  static func nameBytes(_ entry: UnsafePointer<dirent>) -> UnsafeBufferPointer<UInt8> {
     let name = (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
       .assumingMemoryBound(to: UInt8.self)
     return UnsafeBufferPointer(start: name, count: strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)))

@@ -138,18 +138,6 @@ public enum Paths {
     return String(decoding: name.utf8[..<i], as: UTF8.self)
   }
 
-  /// Folders from `root` (exclusive) down to the folder holding `path` (inclusive).
-  public static func ancestors(of path: String, below root: String) -> [String] {
-    var out: [String] = []
-    var p = folder(of: path)
-    let rootLength = root.utf8.count
-    while p.utf8.count > rootLength && p.hasPrefix(root) {
-      out.append(p)
-      p = folder(of: p)
-    }
-    return out
-  }
-
   public static func isInside(_ path: String, root: String) -> Bool {
     root == "/" ? path != "/" : path.hasPrefix(root + "/")
   }

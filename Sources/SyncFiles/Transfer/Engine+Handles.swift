@@ -28,12 +28,15 @@ extension TransferEngine {
     return easy
   }
 
-  /// Handles made in this engine's life: as many as ran at once, not one per request.
-  var handlesMade: Int { lock.locked { made } }
-
-  /// `curl_easy_reset` calls of the spare handles (all of them, when no
-  /// transfer runs or waits): none between requests of one shape.
-  var handleResets: Int { lock.locked { spare.reduce(0) { $0 + $1.easy.resets } } }
+  /// How the engine used its handles and its thread, said under `-v` when
+  /// it ends (and read by the tests that hold it to reuse).
+  var stats: EngineStats {
+    lock.locked {
+      EngineStats(
+        handlesMade: made, handleResets: spare.reduce(0) { $0 + $1.easy.resets }, setUpByEngine: engineSetUps,
+        startWakes: wakes)
+    }
+  }
 
   /// A spare handle, else a new one.
   func takeHandle(for shape: RequestShape?) -> EasyRequest? {
@@ -54,7 +57,21 @@ extension TransferEngine {
     }
     return easy
   }
+}
 
+/// How an engine used its handles and its thread in its life.
+struct EngineStats: Sendable, Hashable {
+  /// Handles made: as many as ran at once, not one per request.
+  var handlesMade: Int
+  /// `curl_easy_reset` calls of the spare handles (all of them, when no
+  /// transfer runs or waits): none between requests of one shape.
+  var handleResets: Int
   /// Transfers the engine set up itself as they began, for want of a handle when handed over.
-  var setUpByEngine: Int { lock.locked { engineSetUps } }
+  var setUpByEngine: Int
+  /// Wake-ups `start` sent the engine's thread.
+  var startWakes: Int
+
+  var text: String {
+    "\(handlesMade) handles made, \(handleResets) reset between requests of another shape, \(setUpByEngine) transfers set up on the engine's thread, \(startWakes) wake-ups"
+  }
 }

@@ -23,7 +23,7 @@ public final class TransferEngine: @unchecked Sendable {
   /// request itself on a run of 304s. One that served a request keeps its
   /// last transfer alive until it is reset. As many as were ever in use at once.
   var spare: [(easy: EasyRequest, last: Transfer?)] = []
-  /// Handles made in this engine's life (`handlesMade`).
+  /// Handles made in this engine's life (`stats`).
   var made = 0
   /// Whether every slot was taken when the engine last ended a turn. A
   /// transfer handed over then cannot begin before one of those ends, and an
@@ -32,9 +32,9 @@ public final class TransferEngine: @unchecked Sendable {
   /// over during the turn (most often by the runner, answering this turn's
   /// results) is taken at once, without a wake-up of its own.
   var full = false
-  /// Wake-ups `start` has sent (`startWakes`).
+  /// Wake-ups `start` has sent (`stats`).
   var wakes = 0
-  /// Transfers the engine set up itself as they began (`setUpByEngine`).
+  /// Transfers the engine set up itself as they began (`stats`).
   var engineSetUps = 0
 
   // Set once by `init`, read by any thread.
@@ -152,6 +152,7 @@ public final class TransferEngine: @unchecked Sendable {
     lock.locked {
       while !finished { lock.wait(until: nil) }
     }
+    if let verbose { verbose("engine: \(stats.text)") }
     multi.close()
   }
 
@@ -160,7 +161,6 @@ public final class TransferEngine: @unchecked Sendable {
   }
 
   /// Wake-ups `start` has sent.
-  var startWakes: Int { lock.locked { wakes } }
 
   func loop() {
     while true {

@@ -82,7 +82,6 @@ import Testing
     #expect(Paths.fileName(of: "/srv/a/") == "")
     #expect(Paths.stem(of: "/srv/.hidden") == ".hidden")
     #expect(Paths.stem(of: "/srv/data.tar.gz") == "data.tar")
-    #expect(Paths.ancestors(of: "/srv/a/b/c.bin", below: "/srv") == ["/srv/a/b", "/srv/a"])
   }
 
   @Test func theFingerprintIsTheHashOfThePartsJoined() {

@@ -25,7 +25,8 @@ import Testing
     #expect(Int(bitPattern: record) % 8 == 0)
     memset(record, 0, offset)
     name.withUnsafeBytes { (record + offset).copyMemory(from: $0.baseAddress!, byteCount: name.count) }
-    #expect(FileIO.entryName(record.assumingMemoryBound(to: dirent.self)) == "abcdefgh.bin")
+    let read = String(decoding: FileIO.nameBytes(record.assumingMemoryBound(to: dirent.self)), as: UTF8.self)
+    #expect(read == "abcdefgh.bin")
   }
 
   /// The names a real folder lists, `.` and `..` left out.

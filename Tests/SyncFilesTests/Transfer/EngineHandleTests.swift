@@ -89,9 +89,9 @@ import Testing
       #expect(r.hasher.finish() == sha256Hex(bytes[n]!), "\(n): the bytes hashed are the file's")
     }
     // One handle per request would be 40; the slots and the transfers handed over ahead need at most 6.
-    #expect(engine.handlesMade <= 6, "\(engine.handlesMade) handles for \(names.count) requests")
+    #expect(engine.stats.handlesMade <= 6, "\(engine.stats.handlesMade) handles for \(names.count) requests")
     // Each set up on this thread, none by the engine as it began.
-    #expect(engine.setUpByEngine == 0, "\(engine.setUpByEngine) set up by the engine")
+    #expect(engine.stats.setUpByEngine == 0, "\(engine.stats.setUpByEngine) set up by the engine")
     #expect(server.requests().count == names.count)
   }
 
@@ -110,7 +110,7 @@ import Testing
     Thread.sleep(forTimeInterval: 0.3)
     engine.stopAll()
     #expect(first.wait(for: warm.count).count == warm.count)
-    #expect(engine.handlesMade == 2)
+    #expect(engine.stats.handlesMade == 2)
     // Both set up on this thread with those handles; the second waits for its host's one slot.
     let results = Results()
     for n in slow { engine.start(spec(n)) { results.add($0) } }
@@ -137,7 +137,7 @@ import Testing
       #expect(r.outcome == .complete && r.received == 5_000, "\(n): \(r.outcome)")
       #expect(r.hasher.finish() == sha256Hex(bytes[n]!))
     }
-    #expect(engine.handlesMade == 2, "the stopped transfers' handles serve the later ones")
+    #expect(engine.stats.handlesMade == 2, "the stopped transfers' handles serve the later ones")
   }
 
   /// A transfer handed over while every slot is taken sends no wake-up, and
@@ -170,7 +170,7 @@ import Testing
     // Each of the four handed over in a turn would wait a second for the engine.
     #expect(took < 2.0, "five chained transfers took \(took) s")
     // Only the first found a slot free; the others came while the one slot was taken.
-    #expect(engine.startWakes == 1, "\(engine.startWakes) wake-ups")
+    #expect(engine.stats.startWakes == 1, "\(engine.stats.startWakes) wake-ups")
   }
 
   /// One request at a time on one handle, each waited for.
@@ -191,8 +191,8 @@ import Testing
       #expect(r.hasher.finish() == sha256Hex(bytes[n]!))
     }
     // The first request of a handle finds it new; every later one finds the options of its shape.
-    #expect(engine.handlesMade == 1)
-    #expect(engine.handleResets == 0, "\(engine.handleResets) resets between requests of one shape")
+    #expect(engine.stats.handlesMade == 1)
+    #expect(engine.stats.handleResets == 0, "\(engine.stats.handleResets) resets between requests of one shape")
     engine.shutdown()
     for (k, n) in names.enumerated() {
       let seen = server.requests("/" + n).map { $0.headers["x-seq"] }
@@ -221,8 +221,8 @@ import Testing
     #expect(try one(engine, withNetrc).outcome == .complete)
     #expect(try one(engine, spec("e.bin")).outcome == .complete)
     // Reset before b (other proxy), d (netrc) and e (after netrc); not before c, b's shape.
-    #expect(engine.handlesMade == 1)
-    #expect(engine.handleResets == 3)
+    #expect(engine.stats.handlesMade == 1)
+    #expect(engine.stats.handleResets == 3)
     engine.shutdown()
     #expect(server.requests("/a.bin").isEmpty, "a never reached the server")
     #expect(server.requests("/d.bin").first?.headers["authorization"] != nil, "netrc gave d its login")
