@@ -30,6 +30,7 @@ extension RunReport {
     if let j = journalError { out += "\njournal: \(j)" }
     for p in prefixes {
       out += "\nprefix " + p.line
+      for u in p.unusable { out += "\n  not a file: \(u)" }
       for path in p.pruned { out += "\n  pruned \(path) (its object is gone)" }
       for why in p.kept { out += "\n  kept \(why)" }
     }
@@ -78,11 +79,12 @@ extension RunReport {
 }
 
 extension PrefixOutcome {
-  /// `{"id", "summary", "error", "pruned": [PATH], "kept": [WHY]}`.
+  /// `{"id", "summary", "error", "pruned": [PATH], "kept": [WHY], "unusable": [KEY: WHY]}`.
   var json: JSONValue {
     .object([
       ("id", .string(id)), ("summary", .string(line)), ("error", error.map(JSONValue.string) ?? .null),
       ("pruned", .array(pruned.map(JSONValue.string))), ("kept", .array(kept.map(JSONValue.string))),
+      ("unusable", .array(unusable.map(JSONValue.string))),
     ])
   }
 }

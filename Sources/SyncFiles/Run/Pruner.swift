@@ -13,6 +13,8 @@ public struct PrefixOutcome: Sendable, Hashable {
   public var pruned: [String] = []
   /// Files whose objects are gone but that were kept, each with why.
   public var kept: [String] = []
+  /// Listed keys that cannot be a file below the destination, each with why (none was fetched).
+  public var unusable: [String] = []
 }
 
 /// `prune: true` carried out (SPEC §9.4): each file a prefix entry
@@ -25,6 +27,7 @@ enum Pruner {
   static func carryOut(_ prefixes: [PrefixSummary], journal: SessionJournal, stopped: Bool) -> [PrefixOutcome] {
     prefixes.map { p in
       var out = PrefixOutcome(id: p.id, line: p.text)
+      out.unusable = p.unusable
       if case .failed(let why) = p.source { out.error = why }
       guard !stopped else {
         if !p.prunes.isEmpty { out.kept = p.prunes.map { "\($0.path): the run stopped before pruning" } }

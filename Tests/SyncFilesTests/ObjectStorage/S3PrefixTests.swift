@@ -74,7 +74,11 @@ import Testing
     let entry =
       "{id: p, url: 's3://data/m/', destination: got, include: ['*.bin', 'sub/**'], exclude: ['**.tmp', 'sub/c.txt'], prune: true}"
     manifest([entry])
+    try s3.put("data", "m/folder/", [])  // a folder marker, as consoles make them
     let first = try apply([], env: env)
+    let firstPrefix = (first.object["prefixes"] as? [[String: Any]])?.first
+    let unusable = firstPrefix?["unusable"] as? [String] ?? []
+    #expect(unusable == ["folder/: a folder marker, not a file"], "\(unusable)")
     let installed = first.tasks.filter { $0.value["outcome"] as? String == "installed" }.keys.sorted()
     #expect(installed == ["m/p/a.bin", "m/p/e.bin", "m/p/sub/b.bin", "m/p/sub/deep/d.bin"], "\(first.run.stdout)")
     // A file syncfiles did not install, in the same folder.
