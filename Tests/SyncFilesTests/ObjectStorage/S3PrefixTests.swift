@@ -132,6 +132,39 @@ import Testing
     #expect(asked.count == 1 && asked[0].hasPrefix("GET /data/c/two.bin"), "\(asked)")
   }
 
+  /// A kill in the middle of a prefix's run (a large object trickling
+  /// beside small ones), then a run that lists again: the small objects
+  /// already installed are known from the listing, the large one resumes
+  /// where it stopped, and every file holds its object's bytes.
+  @Test func aKilledPrefixRunResumesItsLargeObjectAndKeepsWhatItInstalled() throws {
+    let big = testBytes(6 << 20, seed: 70)
+    try s3.put("data", "k/big.bin", big)
+    try s3.putMany("data", prefix: "k/small-", count: 8, size: 4096)
+    manifest(["{id: k, url: 's3://data/k/', destination: k, segments: 1}"], extra: "limits: {rate: 2m}")
+    let p = try startInBackground(["apply", "--quiet", "m.yaml"], cwd: dir, env: env)
+    Thread.sleep(forTimeInterval: 1.5)
+    kill(p.processIdentifier, SIGKILL)
+    p.waitUntilExit()
+    #expect(p.terminationReason == .uncaughtSignal, "apply ended before the kill")
+    let partial = dir + "/out/k/.big.bin.syncfiles-partial"
+    #expect(FileManager.default.fileExists(atPath: partial), "the large object's partial was left to resume")
+    manifest(["{id: k, url: 's3://data/k/', destination: k, segments: 1}"])
+    let r = try apply([], env: env)
+    #expect(r.run.status == 0, "\(r.run.stdout)\(r.run.stderr)")
+    #expect(
+      r.outcome("m/k/big.bin") == "installed" && (r.int("m/k/big.bin", "resumed_from") ?? 0) > 0, "\(r.run.stdout)")
+    let whole = out("k/big.bin") == big
+    #expect(whole, "the resumed object is its bytes, whole")
+    for n in 0..<8 {
+      let name = String(format: "small-%04d.bin", n)
+      let same = out("k/" + name) == MotoS3.manyBytes(n, size: 4096)
+      #expect(same, "\(name) holds its object's bytes")
+      #expect(
+        ["installed", "skipped"].contains(r.outcome("m/k/" + name) ?? ""),
+        "\(name): \(r.outcome("m/k/" + name) ?? "none")")
+    }
+  }
+
   @Test func prefixKeysAreCheckedWhereTheyAreWritten() {
     func prefixEntry(_ extra: String...) -> String {
       entry(lines: extra).replacingFirst("https://example.org/a", with: "s3://b/p/")
