@@ -18,7 +18,7 @@ extension Runner {
     case .recordUnchanged:
       unchanged(i, validators: jobs[i].flight.pendingValidators, digest: jobs[i].flight.verifiedDigest)
     case .recordInstalled: recordInstalled(i)
-    case .fail(let why, let retryable): fail(i, why, retryable: retryable)
+    case .fail(let why): fail(i, why)
     case .interrupt(let why): interrupted(i, why: why)
     case .notStarted(let why): reports[i].error = why
     case .warn(let w): if !reports[i].warnings.contains(w) { reports[i].warnings.append(w) }
@@ -232,6 +232,13 @@ extension Runner {
       return .failed(
         manifests[jobs[i].manifest].redacting(e.message), retryable: e.isRetryable, discardPartial: tooLarge)
     }
+  }
+
+  /// What task `i`'s partial file holds now, for its life cycle to decide
+  /// whether it is kept.
+  func partialHeld(_ i: Int) -> TaskLifecycle.PartialHeld {
+    guard let f = jobs[i].made, let p = f.partial else { return .none }
+    return p.size > 0 && f.partialValidators?.ifRange != nil ? .resumable : .unresumable
   }
 
   /// A complete partial: every verifier that applies (size, sha256, the

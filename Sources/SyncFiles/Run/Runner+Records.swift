@@ -203,14 +203,13 @@ extension Runner {
     }
   }
 
-  func fail(_ i: Int, _ reason: String, retryable: Bool) {
+  /// The task failed. A partial its life cycle kept stays claimed for a resume.
+  func fail(_ i: Int, _ reason: String) {
     let e = plan.tasks[i].entry
     // A plugin's or server's words may echo a URL or header made from a secret.
     let why = manifests[jobs[i].manifest].redacting(reason)
     let now = Timestamp.current()
-    let keep = jobs[i].flight.partial != nil && jobs[i].resumable && retryable
-    if !keep { jobs[i].flight.partial?.discard() }
-    let size = jobs[i].flight.partial?.size
+    let size = jobs[i].made?.partial?.size
     journal.update(e.qualifiedID, flush: false) { s in
       s.lastCheck = now
       s.lastOutcome = .failed
@@ -220,27 +219,26 @@ extension Runner {
       s.failures += 1
       s.backoffUntil =
         now + TaskLifecycle.hold(afterFailures: s.failures, backoff: e.retry.backoff, maxBackoff: e.retry.maxBackoff)
-      if !keep { s.partial = nil } else if let size { s.partial?.offset = size }
+      if let size { s.partial?.offset = size } else { s.partial = nil }
     }
-    jobs[i].flight.partial = nil
+    jobs[i].made?.partial = nil
     reports[i].error = why
     options.log?("syncfiles: failed \(e.qualifiedID): \(why)")
   }
 
+  /// The run stopped the task. A partial its life cycle kept stays claimed for a resume.
   func interrupted(_ i: Int, why: String) {
     let e = plan.tasks[i].entry
-    let size = jobs[i].flight.partial?.size
-    let resumable = jobs[i].resumable && (size ?? 0) > 0
-    if !resumable { jobs[i].flight.partial?.discard() }
+    let size = jobs[i].made?.partial?.size
     let now = Timestamp.current()
     journal.update(e.qualifiedID, flush: false) { s in
       // The run that stopped is the last check (status --check names its time).
       s.lastCheck = now
       s.lastOutcome = .interrupted
       s.lastError = why
-      if resumable, let size { s.partial?.offset = size } else { s.partial = nil }
+      if let size { s.partial?.offset = size } else { s.partial = nil }
     }
-    jobs[i].flight.partial = nil
+    jobs[i].made?.partial = nil
     reports[i].error = why
   }
 }

@@ -42,9 +42,6 @@ public final class Runner: @unchecked Sendable {
         return f
       }
     }
-
-    /// Partial data can be continued only when its version can be named.
-    var resumable: Bool { made?.partialValidators?.ifRange != nil }
   }
 
   /// A job's transfer, verification and install (`Job.flight`); all nil
@@ -317,7 +314,8 @@ public final class Runner: @unchecked Sendable {
       loop.active -= 1
       if let k = loop.running.firstIndex(of: i) { loop.running.remove(at: k) }
       loop.queues.count(jobs[i].hostSlot, by: -1)
-      feed(i, .tried(took(i, r)))
+      let end = took(i, r)
+      feed(i, .tried(end, partial: partialHeld(i)))
     case .installed(let done):
       loop.installing -= done.count
       for d in done { installDone(d) }

@@ -30,8 +30,8 @@ public struct TaskLifecycle: Sendable, Equatable {
     case couldNotStart(String)
     /// Another task's verified bytes (the same sha256) were copied into the partial.
     case copied
-    /// The try ended.
-    case tried(TryEnd)
+    /// The try ended, leaving `partial` behind.
+    case tried(TryEnd, partial: PartialHeld = .none)
     /// The verifiers have spoken.
     case verified(Verdict)
     /// The backoff is over.
@@ -58,6 +58,16 @@ public struct TaskLifecycle: Sendable, Equatable {
     case http(status: Int, retryAfter: Double?)
     /// `discardPartial`: its bytes can never be used (more than max_bytes).
     case failed(String, retryable: Bool, discardPartial: Bool)
+  }
+
+  /// What the task's partial file holds after a try, as the runner found it.
+  public enum PartialHeld: Sendable, Equatable {
+    /// No partial file.
+    case none
+    /// Bytes of a version a resume can name (a strong validator).
+    case resumable
+    /// Bytes no resume can continue (empty, or no validator to name them by).
+    case unresumable
   }
 
   public enum Verdict: Sendable, Equatable {
@@ -90,9 +100,10 @@ public struct TaskLifecycle: Sendable, Equatable {
     case recordUnchanged
     /// Journal: the new bytes are installed.
     case recordInstalled
-    /// Journal and report: the task failed; `retryable` keeps a resumable partial.
-    case fail(String, retryable: Bool)
-    /// Journal and report: the run stopped the task; a resumable partial is kept.
+    /// Journal and report: the task failed. A partial still held is kept
+    /// for the next run to resume (the actions before said what goes).
+    case fail(String)
+    /// Journal and report: the run stopped the task; a partial still held is kept.
     case interrupt(String)
     /// Report only: never started because the run stopped; it stays due.
     case notStarted(String)
@@ -130,6 +141,9 @@ public struct TaskLifecycle: Sendable, Equatable {
   public private(set) var tries = 0
   /// Why the run is stopping, once it is.
   public private(set) var stopping: String?
+  /// What the last try left in the partial file (none once it is discarded
+  /// or handed to the installer).
+  public private(set) var partial: PartialHeld = .none
   /// Jitter for the backoff, deterministic for a given seed (SplitMix64).
   private var random: SplitMix64
 
@@ -155,11 +169,11 @@ public struct TaskLifecycle: Sendable, Equatable {
       state = .transferring
       return [.startTry(source: source)]
     case (.queued, .copied):
-      state = .installing
-      return [.install]
+      return install()
     case (.transferring, .couldNotStart(let why)):
-      return end(.failed, [.fail(why, retryable: false)])
-    case (.transferring, .tried(let how)):
+      return end(.failed, discard() + [.fail(why)])
+    case (.transferring, .tried(let how, let held)):
+      partial = held
       return tried(how)
     case (.verifying, .verified(let verdict)):
       return verified(verdict)
@@ -167,11 +181,11 @@ public struct TaskLifecycle: Sendable, Equatable {
       state = .queued
       return [.requeue]
     case (.waitingToRetry, .retryPastDeadline):
-      return end(.interrupted, [.interrupt("deadline reached while waiting to retry")])
+      return interrupt("deadline reached while waiting to retry")
     case (.installing, .installed(nil)):
       return end(.installed, [.recordInstalled])
     case (.installing, .installed(let why?)):
-      return end(.failed, [.fail(why, retryable: false)])
+      return end(.failed, [.fail(why)])
     default:
       // An event the state does not expect (a late timer): nothing changes.
       return []
@@ -191,9 +205,9 @@ public struct TaskLifecycle: Sendable, Equatable {
     case .queued where tries == 0:
       return end(.interrupted, [.notStarted("not started: the run stopped (\(reason))")])
     case .queued:
-      return end(.interrupted, [.interrupt("stopped (\(reason)) before the next try")])
+      return interrupt("stopped (\(reason)) before the next try")
     case .waitingToRetry:
-      return end(.interrupted, [.interrupt("stopped (\(reason)) while waiting to retry")])
+      return interrupt("stopped (\(reason)) while waiting to retry")
     default:
       return []
     }
@@ -211,7 +225,7 @@ public struct TaskLifecycle: Sendable, Equatable {
     case .restart(let why):
       return startOver(why)
     case .stopped:
-      return end(.interrupted, [.interrupt("stopped before the transfer finished")])
+      return interrupt("stopped before the transfer finished")
     case .neverBegan:
       // As if it had never been handed over: queued, with the try not counted.
       tries -= 1
@@ -221,8 +235,8 @@ public struct TaskLifecycle: Sendable, Equatable {
     case .http(let status, let retryAfter):
       let transient = TransferOutcome.isTransient(status: status)
       return failedTry("HTTP \(status) from \(sources[source])", transient: transient, retryAfter: retryAfter)
-    case .failed(let why, let retryable, let discard):
-      let first: [Action] = discard ? [.discardPartial] : []
+    case .failed(let why, let retryable, let useless):
+      let first = useless ? discard(always: true) : []
       return first + failedTry(why, transient: retryable, retryAfter: nil)
     }
   }
@@ -230,18 +244,17 @@ public struct TaskLifecycle: Sendable, Equatable {
   private mutating func verified(_ verdict: Verdict) -> [Action] {
     switch verdict {
     case .accepted:
-      state = .installing
-      return [.install]
+      return install()
     case .sameAsInstalled:
-      return end(.unchanged, [.discardPartial, .recordUnchanged])
+      return end(.unchanged, discard(always: true) + [.recordUnchanged])
     case .refetch(let why):
       return startOver(why)
     case .rejected(let why):
-      return end(.failed, [.discardPartial, .fail("\(why); the old file is kept", retryable: false)])
+      return end(.failed, discard(always: true) + [.fail("\(why); the old file is kept")])
     case .cutShort(let why):
-      return end(.failed, [.discardPartial, .fail(why, retryable: true)])
+      return end(.failed, discard(always: true) + [.fail(why)])
     case .noPartial:
-      return end(.failed, [.fail("the transfer completed without a partial file", retryable: true)])
+      return end(.failed, [.fail("the transfer completed without a partial file")])
     }
   }
 
@@ -251,14 +264,11 @@ public struct TaskLifecycle: Sendable, Equatable {
   private mutating func startOver(_ cause: String) -> [Action] {
     restarts += 1
     let why = "\(cause); starting over"
-    let said: [Action] = [.discardPartial, .log(why)]
+    let said: [Action] = discard(always: true) + [.log(why)]
     if restarts > Self.maxRestarts {
       return end(
         .failed,
-        said + [
-          .withdrawWarning(why),
-          .fail("\(cause); gave up after starting over \(Self.maxRestarts) times", retryable: true),
-        ])
+        said + [.withdrawWarning(why), .fail("\(cause); gave up after starting over \(Self.maxRestarts) times")])
     }
     if let reason = stopping {
       return end(.interrupted, said + [.interrupt("stopped (\(reason)) before starting over")])
@@ -270,10 +280,10 @@ public struct TaskLifecycle: Sendable, Equatable {
   /// One try failed: the next mirror at once, a retry after a backoff, or
   /// the task fails (every source failed for good, or the attempts are spent).
   private mutating func failedTry(_ why: String, transient: Bool, retryAfter: Double?) -> [Action] {
-    if stopping != nil { return end(.interrupted, [.interrupt(why)]) }
+    if stopping != nil { return interrupt(why) }
     if !transient { permanent.insert(source) }
     let usable = sources.indices.filter { !permanent.contains($0) }
-    guard let first = usable.first else { return end(.failed, [.fail(why, retryable: false)]) }
+    guard let first = usable.first else { return end(.failed, discard() + [.fail(why)]) }
     if let next = usable.first(where: { $0 > source }) {
       source = next
       state = .queued
@@ -281,7 +291,7 @@ public struct TaskLifecycle: Sendable, Equatable {
     }
     guard pass < retry.attempts else {
       let n = retry.attempts
-      return end(.failed, [.fail("\(why) (after \(n) attempt\(n == 1 ? "" : "s"))", retryable: true)])
+      return end(.failed, keepIfResumable() + [.fail("\(why) (after \(n) attempt\(n == 1 ? "" : "s"))")])
     }
     let k = pass
     pass += 1
@@ -315,6 +325,33 @@ public struct TaskLifecycle: Sendable, Equatable {
   public static func hold(afterFailures failures: Int, backoff: TimeSpan, maxBackoff: TimeSpan) -> TimeSpan {
     let held = min(doubled(Double(backoff.seconds), pass: failures), Double(maxBackoff.seconds))
     return TimeSpan(seconds: Int64(held))
+  }
+
+  /// The verified bytes go to the installer, which owns them from here.
+  private mutating func install() -> [Action] {
+    state = .installing
+    partial = .none
+    return [.install]
+  }
+
+  /// The task stops with its try: a partial a resume can continue is kept
+  /// for the next run, any other goes.
+  private mutating func interrupt(_ why: String) -> [Action] {
+    end(.interrupted, keepIfResumable() + [.interrupt(why)])
+  }
+
+  /// The one rule of what a task that ends keeps: a partial of a version a
+  /// resume can name, when its failure may pass (the next run resumes it).
+  private mutating func keepIfResumable() -> [Action] {
+    partial == .resumable ? [] : discard()
+  }
+
+  /// The partial goes: the file, the journal's claim, the hash so far.
+  /// `always`: even when the last try left none (a body held in memory, a
+  /// partial from an earlier run).
+  private mutating func discard(always: Bool = false) -> [Action] {
+    defer { partial = .none }
+    return always || partial != .none ? [.discardPartial] : []
   }
 
   private mutating func end(_ outcome: TaskOutcome, _ actions: [Action]) -> [Action] {

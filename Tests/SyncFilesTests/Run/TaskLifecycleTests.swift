@@ -83,7 +83,7 @@ import Testing
 
   @Test func aTryThatCannotBeSetUpFailsTheTaskForGood() {
     var l = running()
-    #expect(l.handle(.couldNotStart("no plugin")) == [.fail("no plugin", retryable: false), .end(.failed)])
+    #expect(l.handle(.couldNotStart("no plugin")) == [.fail("no plugin"), .end(.failed)])
   }
 
   @Test func aCompleteTryIsVerified() {
@@ -131,7 +131,7 @@ import Testing
       l.handle(.tried(.restart(cause))) == [
         .discardPartial, .log(why), .withdrawWarning(why),
         .fail(
-          "the server resumed at byte 50010 instead of 50000; gave up after starting over 3 times", retryable: true),
+          "the server resumed at byte 50010 instead of 50000; gave up after starting over 3 times"),
         .end(.failed),
       ])
   }
@@ -165,19 +165,78 @@ import Testing
     _ = l.handle(.slot)
     #expect(
       l.handle(.tried(.failed("connection reset", retryable: true, discardPartial: false))) == [
-        .fail("connection reset (after 2 attempts)", retryable: true), .end(.failed),
+        .fail("connection reset (after 2 attempts)"), .end(.failed),
       ])
     var one = running(attempts: 1)
     #expect(
       one.handle(.tried(.http(status: 503, retryAfter: nil))).first
-        == .fail("HTTP 503 from http://a/f (after 1 attempt)", retryable: true))
+        == .fail("HTTP 503 from http://a/f (after 1 attempt)"))
+  }
+
+  // MARK: what a task that ends keeps of its partial
+
+  @Test func theAttemptsSpentKeepAResumablePartialAndDiscardAnyOther() {
+    func spent(_ held: L.PartialHeld) -> [L.Action] {
+      var l = running(attempts: 1)
+      return l.handle(.tried(.failed("connection reset", retryable: true, discardPartial: false), partial: held))
+    }
+    let fail: [L.Action] = [.fail("connection reset (after 1 attempt)"), .end(.failed)]
+    #expect(spent(.resumable) == fail)
+    #expect(spent(.unresumable) == [.discardPartial] + fail)
+    #expect(spent(.none) == fail)
+  }
+
+  @Test func aPermanentFailureDiscardsEvenAResumablePartial() {
+    var l = running()
+    #expect(
+      l.handle(.tried(.http(status: 404, retryAfter: nil), partial: .resumable)) == [
+        .discardPartial, .fail("HTTP 404 from http://a/f"), .end(.failed),
+      ])
+    #expect(l.partial == .none)
+  }
+
+  @Test func aStopKeepsAResumablePartialAndDiscardsAnyOther() {
+    var kept = running()
+    #expect(
+      kept.handle(.tried(.stopped, partial: .resumable)) == [
+        .interrupt("stopped before the transfer finished"), .end(.interrupted),
+      ])
+    var dropped = running()
+    #expect(
+      dropped.handle(.tried(.stopped, partial: .unresumable)) == [
+        .discardPartial, .interrupt("stopped before the transfer finished"), .end(.interrupted),
+      ])
+  }
+
+  /// The partial a failed try left is still the task's while it waits to
+  /// retry: a stop then keeps it if a resume can continue it.
+  @Test func aPartialHeldWhileWaitingToRetryIsKeptOrDiscardedByTheStop() {
+    var l = running()
+    _ = l.handle(.tried(.http(status: 503, retryAfter: nil), partial: .resumable))
+    #expect(l.state == .waitingToRetry && l.partial == .resumable)
+    #expect(
+      l.handle(.stop(reason: "SIGTERM")) == [
+        .interrupt("stopped (SIGTERM) while waiting to retry"), .end(.interrupted),
+      ])
+    var m = running()
+    _ = m.handle(.tried(.http(status: 503, retryAfter: nil), partial: .unresumable))
+    #expect(m.handle(.retryPastDeadline).first == .discardPartial)
+  }
+
+  @Test func bytesHandedToTheInstallerAreNotTheTasksToDiscard() {
+    var l = running()
+    _ = l.handle(.tried(.complete, partial: .resumable))
+    #expect(l.handle(.verified(.accepted)) == [.install])
+    #expect(l.partial == .none)
+    #expect(
+      l.handle(.installed(failure: "No space left on device")) == [.fail("No space left on device"), .end(.failed)])
   }
 
   @Test func aPermanentFailureOnTheOnlySourceFailsAtOnce() {
     var l = running()
     #expect(
       l.handle(.tried(.http(status: 404, retryAfter: nil))) == [
-        .fail("HTTP 404 from http://a/f", retryable: false), .end(.failed),
+        .fail("HTTP 404 from http://a/f"), .end(.failed),
       ])
     #expect(l.permanent == [0])
   }
@@ -187,7 +246,7 @@ import Testing
     let why = "more than max_bytes 1 KiB arrived; aborted, nothing installed"
     #expect(
       l.handle(.tried(.failed(why, retryable: false, discardPartial: true))) == [
-        .discardPartial, .fail(why, retryable: false), .end(.failed),
+        .discardPartial, .fail(why), .end(.failed),
       ])
   }
 
@@ -215,7 +274,7 @@ import Testing
     // Both failed for good: the task fails without waiting.
     #expect(
       l.handle(.tried(.http(status: 410, retryAfter: nil))) == [
-        .fail("HTTP 410 from http://m/f", retryable: false), .end(.failed),
+        .fail("HTTP 410 from http://m/f"), .end(.failed),
       ])
   }
 
@@ -288,20 +347,20 @@ import Testing
     var l = verifying()
     #expect(
       l.handle(.verified(.rejected("sha256 mismatch"))) == [
-        .discardPartial, .fail("sha256 mismatch; the old file is kept", retryable: false), .end(.failed),
+        .discardPartial, .fail("sha256 mismatch; the old file is kept"), .end(.failed),
       ])
   }
 
   @Test func aBodyCutShortIsRefusedButMayBeTriedAgainNextRun() {
     var l = verifying()
-    #expect(l.handle(.verified(.cutShort("cut"))) == [.discardPartial, .fail("cut", retryable: true), .end(.failed)])
+    #expect(l.handle(.verified(.cutShort("cut"))) == [.discardPartial, .fail("cut"), .end(.failed)])
   }
 
   @Test func aCompleteTryWithoutAPartialFails() {
     var l = verifying()
     #expect(
       l.handle(.verified(.noPartial)) == [
-        .fail("the transfer completed without a partial file", retryable: true), .end(.failed),
+        .fail("the transfer completed without a partial file"), .end(.failed),
       ])
   }
 
@@ -320,7 +379,7 @@ import Testing
     _ = l.handle(.verified(.accepted))
     #expect(
       l.handle(.installed(failure: "cannot flush x: No space left on device")) == [
-        .fail("cannot flush x: No space left on device", retryable: false), .end(.failed),
+        .fail("cannot flush x: No space left on device"), .end(.failed),
       ])
   }
 
