@@ -71,36 +71,22 @@ extension TransferEngine {
     finish(t, status: status, redirect: redirect)
   }
 
-  /// An HTTP transfer that ended cleanly, by its final status: the file,
-  /// not modified, a redirect to follow, or an answer that fails the try.
+  /// An HTTP transfer that ended cleanly, by its final status
+  /// (`ResponseVerdict.ended`): the file, not modified, a redirect to
+  /// follow, or an answer that fails the try.
   func finish(_ t: Transfer, status: Int, redirect: String?) {
-    switch status {
-    case 200, 206:
-      finish(t, .complete)
-    case 304 where !t.spec.request.isConditional:
-      // Nothing was asked to be compared: such a 304 says nothing about the file (SPEC §8.2).
-      finish(
-        t,
-        .failed(
-          .unusableAnswer(
-            "the server answered 304 Not Modified to a request that was not conditional", retryable: true)))
-    case 304:
-      finish(t, .notModified)
-    case 416:
-      finish(t, .rangeNotSatisfiable(total: t.rangeTotal))
-    case 300..<400:
-      switch Redirect.decide(status: status, location: redirect, hops: t.hops) {
-      case .follow(let next)?:
-        detach(t)
-        begin(t, url: next, hops: t.hops + 1)
-      case .refuse(let why)?:
-        finish(t, .failed(.unusableAnswer(why, retryable: false)))
-      case nil:
-        finish(t, .failed(.unusableAnswer("unexpected HTTP status \(status)", retryable: false)))
-      }
-    case 400..<600:
-      finish(t, .http(status: status, retryAfter: t.retryAfter))
-    default:
+    if let outcome = ResponseVerdict.ended(
+      status: status, conditional: t.spec.request.isConditional, rangeTotal: t.rangeTotal, retryAfter: t.retryAfter)
+    {
+      return finish(t, outcome)
+    }
+    switch Redirect.decide(status: status, location: redirect, hops: t.hops) {
+    case .follow(let next)?:
+      detach(t)
+      begin(t, url: next, hops: t.hops + 1)
+    case .refuse(let why)?:
+      finish(t, .failed(.unusableAnswer(why, retryable: false)))
+    case nil:
       finish(t, .failed(.unusableAnswer("unexpected HTTP status \(status)", retryable: false)))
     }
   }
@@ -110,11 +96,6 @@ extension TransferEngine {
     if t.reachedEnd { return .complete }
     if let failure = t.failure { return failure }
     if code != CURLE_OK { return CurlFailure.outcome(code: code, easy: easy) }
-    let status = easy.info(CURLINFO_RESPONSE_CODE)
-    switch status {
-    case 200, 206: return .complete
-    case 400..<600: return .http(status: status, retryAfter: t.retryAfter)
-    default: return .failed(.unusableAnswer("HTTP \(status) to a range request", retryable: false))
-    }
+    return ResponseVerdict.rangeEnded(status: easy.info(CURLINFO_RESPONSE_CODE), retryAfter: t.retryAfter)
   }
 }

@@ -176,55 +176,45 @@ final class SegmentGroup {
 
   // MARK: - Responses and bytes (engine thread, inside libcurl callbacks)
 
-  /// The headers of a range other than the lead are in. False aborts it.
-  func decide(_ t: Transfer, status: Int, contentRange: (start: Int64, end: Int64?, total: Int64?)?, now: Validators?)
-    -> Bool
-  {
-    let matches =
-      status == 206 && contentRange?.start == t.rangeStart && contentRange?.total == total
-      && (now?.names(ifRange: ifRange) ?? true)
+  /// The headers of a range other than the lead are in, and what they mean
+  /// (`ResponseVerdict`). False aborts it. A mirror that answers otherwise
+  /// takes no more ranges; the first server's answer confirms the ranges,
+  /// falls back to one stream, or starts the file over.
+  func decide(_ t: Transfer, _ answer: ResponseVerdict.RangeAnswer) -> Bool {
     if t.source != 0 {
-      if matches { agreed.insert(t.source) } else { refuse(t, "answered HTTP \(status) for another version or size") }
-      return matches
-    }
-    if matches {
-      confirm()
+      guard answer == .asked else {
+        refuse(t, "answered HTTP \(t.status) for another version or size")
+        return false
+      }
+      agreed.insert(t.source)
       return true
     }
-    // What went wrong, in words; each starts the file over or falls back.
-    guard status == 206 else {
-      if status == 200 && !confirmed && now?.names(ifRange: ifRange) != true {
-        // A whole body of another version (a cache answering from its
-        // previous copy while it refreshes): its bytes are not of the
-        // version this group's validators name, so none of them is kept.
-        t.failure = .restart("the server answered the first range with the whole file of another version")
-      } else if status == 200 && !confirmed {
-        // The server does not honour ranges after all: the answer for the
-        // first piece is the whole file, from byte 0, and goes on alone.
-        fallBack("the server answered a range request with the whole file; fetched as one stream")
-        guard t.rangeStart == 0 else {
-          t.declined = true
-          return false
-        }
-        t.rangeEnd = total
-        t.requestEnd = total
-        return true
-      } else if status == 200 {
-        t.failure = .restart(
-          "the server's version changed during a segmented transfer (If-Range answered with the whole file)"
-        )
-      } else {
-        return true  // an error status: its body is dropped, the completion says what it was
+    switch answer {
+    case .asked:
+      confirm()
+      return true
+    case .whole(sameVersion: false) where !confirmed:
+      // A whole body of another version (a cache answering from its
+      // previous copy while it refreshes): its bytes are not of the
+      // version this group's validators name, so none of them is kept.
+      t.failure = .restart("the server answered the first range with the whole file of another version")
+    case .whole where !confirmed:
+      // The server does not honour ranges after all: the answer for the
+      // first piece is the whole file, from byte 0, and goes on alone.
+      fallBack("the server answered a range request with the whole file; fetched as one stream")
+      guard t.rangeStart == 0 else {
+        t.declined = true
+        return false
       }
-      return false
-    }
-    guard let cr = contentRange, cr.start == t.rangeStart, cr.total == total else {
-      let said = contentRange.map { "bytes \($0.start)-…/\($0.total.map(String.init) ?? "*")" } ?? "no Content-Range"
+      t.rangeEnd = total
+      t.requestEnd = total
+      return true
+    case .whole:
       t.failure = .restart(
-        "the server answered the range from byte \(t.rangeStart) of \(total) with \(said)")
-      return false
+        "the server's version changed during a segmented transfer (If-Range answered with the whole file)")
+    case .mismatch(let why):
+      t.failure = .restart(why)
     }
-    t.failure = .restart("the server's version changed during a segmented transfer")
     return false
   }
 

@@ -112,44 +112,63 @@ final class Transfer {
     return Validators(etag: header(.etag), lastModified: header(.lastModified), date: header(.date))
   }
 
-  /// A signed resume or range named its version with If-Match, and the
-  /// store answered 412: the object changed, and the file starts over.
-  private func objectChanged() -> Bool {
-    guard status == 412, spec.signing != nil, spec.request.ifRange != nil || rangeHeaders != nil else { return false }
-    failure = .restart("the object changed since the partial was received (412 Precondition Failed to If-Match)")
-    return true
-  }
-
-  /// The final response's headers are in: decide what its body is for.
-  /// Returns false to abort the transfer (`failure` says why).
+  /// The final response's headers are in: decide what its body is for
+  /// (`ResponseVerdict` says what the answer means). Returns false to abort
+  /// the transfer (`failure` says why).
   func decide() -> Bool {
     decided = true
     if !spec.isFile { validators = responseValidators() }
-    let length = header(.contentLength).flatMap { Int64($0) }
     if let ra = header(.retryAfter) { retryAfter = HTTPDate.retryAfter(ra) }
-    if status == 416, let cr = header(.contentRange) { rangeTotal = ContentRange.parse(cr)?.total }
-    if objectChanged() { return false }
-    let body = spec.isFile || status == 200 || status == 206
-    guard body else { return true }  // 3xx, 304, 416, errors: the body is not the file; it is dropped.
-    if !spec.isFile, let encoding = header(.contentEncoding), encoding.lowercased() != "identity" {
-      // Checksums and the file are the bytes as stored: an encoded body is never installed (SPEC §8.2).
-      failure = .failed(
-        .unusableAnswer(
-          "the server sent the body with Content-Encoding: \(encoding) although syncfiles asked for identity; refused, nothing installed",
-          retryable: false))
+    let contentRange = header(.contentRange).flatMap(ContentRange.parse)
+    if status == 416 { rangeTotal = contentRange?.total }
+    let answer = ResponseVerdict.Answer(
+      status: status, contentRange: contentRange, contentLength: header(.contentLength).flatMap { Int64($0) },
+      contentEncoding: header(.contentEncoding), validators: validators)
+    switch ResponseVerdict.of(answer, to: asked()) {
+    case .noBody:
+      return true  // 3xx, 304, 416, errors: the body is not the file; it is dropped.
+    case .refuse(let e):
+      failure = .failed(e)
       return false
-    }
-    if let g = group, rangeHeaders != nil {
-      let cr = header(.contentRange).flatMap(ContentRange.parse)
-      writing = g.decide(self, status: status, contentRange: cr, now: validators)
+    case .restart(let why):
+      failure = .restart(why)
+      return false
+    case .range(let a):
+      writing = group?.decide(self, a) ?? false
       return writing
+    case .firstPiece(let total, let end):
+      guard startFirstPiece(end: end) else { return false }
+      return begin(offset: 0, total: total, length: answer.contentLength, restarted: false)
+    case .continues(let start, let total):
+      return begin(offset: start, total: total, length: answer.contentLength, restarted: false)
+    case .whole(let length):
+      do {
+        let restarted = try startWholeBody(length: length)
+        return begin(offset: 0, total: length, length: length, restarted: restarted)
+      } catch {
+        failure = .failed(.partialFile(error))
+        return false
+      }
     }
+  }
 
-    guard let (offset, total, restarted) = bodyPlace(length: length) else { return false }
-    if let max = spec.maxBytes, let total, total > max {
-      failure = .failed(.tooLarge(limit: max, announced: total))
-      return false
+  /// What this request asked for, for `ResponseVerdict`.
+  private func asked() -> ResponseVerdict.Request {
+    let asked: ResponseVerdict.Asked
+    if let g = group, rangeHeaders != nil {
+      asked = .range(start: rangeStart, total: g.total, ifRange: g.ifRange)
+    } else if firstPiece != nil && (partial?.size ?? 0) == 0 {
+      asked = .firstPiece
+    } else {
+      asked = .stream(partial: partial?.size, ifRange: spec.request.ifRange)
     }
+    return ResponseVerdict.Request(
+      asked: asked, isFile: spec.isFile, signed: spec.signing != nil, maxBytes: spec.maxBytes)
+  }
+
+  /// The body is the file's bytes from `offset`: its head is journaled, and
+  /// a whole body may still become ranges. False: it is not written here.
+  private func begin(offset: Int64, total: Int64?, length: Int64?, restarted: Bool) -> Bool {
     resumedFrom = offset
     var h = ResponseHead(
       status: status, validators: validators ?? Validators(etag: nil, lastModified: nil, dateIsStrong: false),
@@ -170,60 +189,17 @@ final class Transfer {
     return failure == nil && !handedOver && !askWhole
   }
 
-  /// Where the body's bytes go, from what the answer is: the first piece
-  /// of ranges, the rest of a resumed partial, or a whole body. Nil, with
-  /// `failure` set, when the answer cannot be used.
-  private func bodyPlace(length: Int64?) -> (offset: Int64, total: Int64?, restarted: Bool)? {
-    if status == 206 && firstPiece != nil && (partial?.size ?? 0) == 0 {
-      guard let whole = startFirstPiece() else { return nil }
-      return (0, whole, false)
-    }
-    if status == 206 {
-      guard let (start, total) = resumedPlace() else { return nil }
-      return (start, total, false)
-    }
-    do {
-      return (0, length, try startWholeBody(length: length))
-    } catch {
-      failure = .failed(.partialFile(error))
-      return nil
-    }
-  }
-
-  /// A 206 to a resume: it must continue the partial where it ends, under
-  /// the version the partial was started with.
-  private func resumedPlace() -> (start: Int64, total: Int64?)? {
-    guard let p = partial, let cr = header(.contentRange).flatMap(ContentRange.parse) else {
-      failure = .restart("the server answered 206 without a usable Content-Range")
-      return nil
-    }
-    guard cr.start == p.size else {
-      failure = .restart("the server resumed at byte \(cr.start) instead of \(p.size)")
-      return nil
-    }
-    // The server honoured If-Range, so a validator it left out counts as the same.
-    if let sent = spec.request.ifRange, let now = validators, !(now.names(ifRange: sent) ?? true) {
-      failure = .restart("the server's version changed during a resume (If-Range was not honoured)")
-      return nil
-    }
-    return (cr.start, cr.total)
-  }
-
-  /// The first piece answered 206: a new partial, and the whole size from
-  /// `Content-Range` (nil, with `failure` set, when there is none to use).
-  func startFirstPiece() -> Int64? {
-    guard let cr = header(.contentRange).flatMap(ContentRange.parse), cr.start == 0, let whole = cr.total else {
-      failure = .restart("the server answered the first piece without a usable Content-Range")
-      return nil
-    }
+  /// The first piece answered 206: a new partial, and the piece ends at
+  /// `end`. False, with `failure` set, when the partial cannot be made.
+  func startFirstPiece(end: Int64) -> Bool {
     do {
       if partial == nil { partial = try PartialFile(root: spec.root, relative: spec.relative, resume: false) }
     } catch {
       failure = .failed(.partialFile(error))
-      return nil
+      return false
     }
-    firstPiece = min(whole, (cr.end ?? (whole - 1)) + 1)
-    return whole
+    firstPiece = end
+    return true
   }
 
   /// A whole body (not a resume): what the partial held, if anything, is of
