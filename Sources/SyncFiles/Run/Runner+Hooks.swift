@@ -17,19 +17,19 @@ extension Runner {
       }
       return first
     }
-    var owedByManifest: [Int: [Int]] = [:]
-    for i in jobs.indices where plan.tasks[i].selected {
-      let id = plan.tasks[i].id
-      let owed = journal.owedHooks(id)
-      if owed.complete { owedByManifest[jobs[i].manifest, default: []].append(i) }
+    var owedByManifest: [Int: [String]] = [:]
+    for (n, t) in plan.tasks.enumerated() where t.selected {
+      let owed = journal.owedHooks(t.id)
+      let m = manifestIndex(of: t)
+      if owed.complete { owedByManifest[m, default: []].append(t.id) }
       guard owed.change else { continue }
-      let err = run(.fileChanged(plan.tasks[i].entry, manifest: manifests[jobs[i].manifest]))
-      reports[i].hookError = err
-      if err == nil { journal.update(id) { $0.changeHookPending = false } }
+      let err = run(.fileChanged(t.entry, manifest: manifests[m]))
+      reports[n].hookError = err
+      if err == nil { journal.update(t.id) { $0.changeHookPending = false } }
     }
     for (m, owed) in owedByManifest.sorted(by: { $0.key < $1.key }) {
-      guard run(.manifestChanged(manifests[m], changed: owed.map { plan.tasks[$0].id })) == nil else { continue }
-      for i in owed { journal.update(plan.tasks[i].id) { $0.completeHookPending = false } }
+      guard run(.manifestChanged(manifests[m], changed: owed)) == nil else { continue }
+      for id in owed { journal.update(id) { $0.completeHookPending = false } }
     }
     return errors
   }

@@ -36,20 +36,20 @@ extension Runner {
     }
   }
 
-  func discardPartial(_ i: Int) {
-    jobs[i].flight.partial?.discard()
-    jobs[i].flight.partial = nil
-    jobs[i].flight.partialValidators = nil
-    jobs[i].flight.held = nil
-    jobs[i].hasher.reset()
-    journal.update(plan.tasks[i].id, flush: false) { $0.partial = nil }
+  func discardPartial(_ t: RunningTask) {
+    t.partial?.discard()
+    t.partial = nil
+    t.partialValidators = nil
+    t.held = nil
+    t.hasher.reset()
+    journal.update(t.id, flush: false) { $0.partial = nil }
   }
 
   /// A body whose end only the closing connection marked (SPEC §8.2): a
   /// warning, or the reason to refuse it when an earlier response for the
   /// same version (same strong ETag, or same strong date) gave another size.
-  func closeDelimited(_ i: Int, size: Int64, validators now: Validators?) -> String? {
-    let state = journal.state(plan.tasks[i].id)
+  func closeDelimited(_ t: RunningTask, size: Int64, validators now: Validators?) -> String? {
+    let state = journal.state(t.id)
     var known: Int64? = nil
     if let inst = state.installed, let now, inst.validators.isSameVersion(as: now) { known = inst.size }
     if let p = state.partial, let total = p.totalBytes, let now, p.validators.isSameVersion(as: now) { known = total }
@@ -57,38 +57,46 @@ extension Runner {
       return
         "the server marked the end of the body only by closing the connection after \(ByteSize.format(size)), but this version is \(ByteSize.format(known)); refused as cut short, nothing installed"
     }
-    reports[i].warnings.append(
+    t.report.warnings.append(
       "the server marked the end of the body only by closing the connection: its length (\(ByteSize.format(size))) could not be checked"
     )
     return nil
   }
 
   /// Sets an installed file's mode without a transfer (the plan found it differs).
-  func correctMode(_ i: Int) {
-    guard let mode = plan.tasks[i].correctMode else { return }
-    let root = manifests[jobs[i].manifest].root
+  func correctMode(_ t: PlannedTask, _ report: inout TaskReport) {
+    guard let mode = t.correctMode else { return }
     do {
-      try PartialFile.correctMode(root: root, relative: plan.tasks[i].entry.destination, mode: mode)
+      try PartialFile.correctMode(root: manifest(of: t).root, relative: t.entry.destination, mode: mode)
     } catch {
-      reports[i].warnings.append(error.message)
+      report.warnings.append(error.message)
     }
   }
 
   /// SPEC §8.3: the destination already holds the declared sha256 (hashed by
   /// the plan): record it as installed, unless it changed since.
-  func adopt(_ i: Int) {
-    let e = plan.tasks[i].entry
-    guard let planned = plan.tasks[i].adopt, let now = FactGatherer.fact(at: e.destinationPath),
+  func adopt(_ t: PlannedTask, _ report: inout TaskReport) {
+    let e = t.entry
+    guard let planned = t.adopt, let now = FactGatherer.fact(at: e.destinationPath),
       now.size == planned.size, now.mtimeNs == planned.mtimeNs, now.isRegular
     else {
-      reports[i].warnings.append(
+      report.warnings.append(
         "the destination changed after it was hashed; not recorded, the next apply checks again")
       return
     }
-    unchanged(i, validators: nil, digest: e.sha256, replacingRecord: true)
-    reports[i].sha256 = e.sha256
+    unchanged(t, &report, validators: nil, digest: e.sha256, replacingRecord: true)
+    report.sha256 = e.sha256
     options.log?(
       "syncfiles: \(e.qualifiedID) already holds its sha256 (\(ByteSize.format(now.size))): recorded, no transfer")
+  }
+
+  /// The manifest a planned task belongs to.
+  func manifest(of t: PlannedTask) -> Manifest { manifests[manifestIndex(of: t)] }
+
+  /// Where that manifest is in the session.
+  func manifestIndex(of t: PlannedTask) -> Int {
+    // With one manifest (most sessions) every task is its: no table of ids.
+    manifests.count > 1 ? manifestOf[t.id] ?? 0 : 0
   }
 
   /// The destination already holds exactly these bytes: the journal's record
@@ -96,9 +104,9 @@ extension Runner {
   /// record (a lost journal, a file put there by hand), the file's own bytes
   /// hash to it (read only when the sizes agree). Not looked at when the
   /// plan found no destination.
-  func sameAsInstalled(_ i: Int, digest: String, size: Int64) -> Bool {
-    if plan.tasks[i].destinationMissing { return false }
-    let e = plan.tasks[i].entry
+  func sameAsInstalled(_ t: RunningTask, digest: String, size: Int64) -> Bool {
+    if t.planned.destinationMissing { return false }
+    let e = t.entry
     let recorded = journal.state(e.qualifiedID).installed.flatMap { $0.sha256 == nil ? nil : $0 }
     guard let f = FactGatherer.fact(at: e.destinationPath), f.isRegular, f.size == size else { return false }
     // The journal's digest speaks for the file only while the file is as the
@@ -109,17 +117,17 @@ extension Runner {
   }
 
   /// The new bytes are in place: the journal records them, and the hooks they owe.
-  func recordInstalled(_ i: Int) {
-    guard let d = jobs[i].flight.install else { return }
-    let e = plan.tasks[i].entry
+  func recordInstalled(_ t: RunningTask) {
+    guard let d = t.install else { return }
+    let e = t.entry
     let now = Timestamp.current()
     let previous = journal.state(e.qualifiedID).installed?.sha256
-    let digest = reports[i].sha256
-    let v = jobs[i].flight.pendingValidators
+    let digest = t.report.sha256
+    let v = t.pendingValidators
     // An edited destination is installed over only when its bytes differ
     // from the new ones (`sameAsInstalled`): restoring it changes it.
-    let changed = previous == nil || previous != digest || plan.tasks[i].destinationEdited
-    let manifest = manifests[jobs[i].manifest]
+    let changed = previous == nil || previous != digest || t.planned.destinationEdited
+    let manifest = manifests[t.manifest]
     journal.update(e.qualifiedID, flush: false) { s in
       // The hooks are owed from the moment the new bytes are in place, in the same record.
       if changed {
@@ -131,8 +139,8 @@ extension Runner {
       s.lastSuccess = now
       s.lastOutcome = .installed
       s.lastError = nil
-      s.lastBytes = reports[i].bytesTransferred
-      s.httpStatus = reports[i].httpStatus
+      s.lastBytes = t.report.bytesTransferred
+      s.httpStatus = t.report.httpStatus
       s.partial = nil
       s.failures = 0
       s.backoffUntil = nil
@@ -142,21 +150,25 @@ extension Runner {
           dateIsStrong: v?.dateIsStrong ?? false)
       }
     }
-    reports[i].changed = changed
-    if let err = d.error { reports[i].warnings.append(err.message) }
+    t.report.changed = changed
+    if let err = d.error { t.report.warnings.append(err.message) }
     guard let log = options.log else { return }
-    var line = "syncfiles: installed \(e.qualifiedID) (\(ByteSize.format(reports[i].bytesTransferred))"
-    if let from = reports[i].copiedFrom {
-      line += ", the same sha256 as \(from): \(reports[i].copyMethod ?? "copy")"
+    var line = "syncfiles: installed \(e.qualifiedID) (\(ByteSize.format(t.report.bytesTransferred))"
+    if let from = t.report.copiedFrom {
+      line += ", the same sha256 as \(from): \(t.report.copyMethod ?? "copy")"
     }
-    if reports[i].resumedFrom > 0 { line += ", resumed at \(ByteSize.format(reports[i].resumedFrom))" }
+    if t.report.resumedFrom > 0 { line += ", resumed at \(ByteSize.format(t.report.resumedFrom))" }
     log(line + ")")
   }
 
   /// `digest`: the SHA-256 of the destination's bytes, when this run read them.
   /// `replacingRecord`: the journal's record of the destination is stale; describe the file as it is.
-  func unchanged(_ i: Int, validators v: Validators?, digest: String? = nil, replacingRecord: Bool = false) {
-    let e = plan.tasks[i].entry
+  func unchanged(
+    _ t: PlannedTask, _ report: inout TaskReport, validators v: Validators?, digest: String? = nil,
+    replacingRecord: Bool = false
+  ) {
+    let e = t.entry
+    let status = report.httpStatus
     let now = Timestamp.current()
     journal.update(e.qualifiedID, flush: false) { s in
       let fp = Planner.fingerprint(e)
@@ -167,7 +179,7 @@ extension Runner {
       s.lastOutcome = .unchanged
       s.lastError = nil
       s.lastBytes = 0
-      s.httpStatus = reports[i].httpStatus
+      s.httpStatus = status
       s.failures = 0
       s.backoffUntil = nil
       s.partial = nil
@@ -186,50 +198,48 @@ extension Runner {
           dateIsStrong: v?.dateIsStrong ?? false)
       }
     }
-    reports[i].outcome = .unchanged
-    removeLeftoverPartial(i)
+    report.outcome = .unchanged
+    removeLeftoverPartial(t, &report)
   }
 
   /// The destination is up to date: partial data beside it (of another
   /// version, or one a kill left unjournaled) will never be resumed.
-  func removeLeftoverPartial(_ i: Int) {
-    jobs[i].flight.partial?.discard()
-    jobs[i].flight.partial = nil
-    guard plan.tasks[i].leftoverPartial else { return }
+  func removeLeftoverPartial(_ t: PlannedTask, _ report: inout TaskReport) {
+    guard t.leftoverPartial else { return }
     do throws(InstallError) {
-      try PartialFile.removeLeftover(root: manifests[jobs[i].manifest].root, relative: plan.tasks[i].entry.destination)
+      try PartialFile.removeLeftover(root: manifest(of: t).root, relative: t.entry.destination)
     } catch {
-      reports[i].warnings.append(error.message)
+      report.warnings.append(error.message)
     }
   }
 
   /// The task failed. A partial its life cycle kept stays claimed for a resume.
-  func fail(_ i: Int, _ reason: String) {
-    let e = plan.tasks[i].entry
+  func fail(_ t: RunningTask, _ reason: String) {
+    let e = t.entry
     // A plugin's or server's words may echo a URL or header made from a secret.
-    let why = manifests[jobs[i].manifest].redacting(reason)
+    let why = manifests[t.manifest].redacting(reason)
     let now = Timestamp.current()
-    let size = jobs[i].made?.partial?.size
+    let size = t.partial?.size
     journal.update(e.qualifiedID, flush: false) { s in
       s.lastCheck = now
       s.lastOutcome = .failed
       s.lastError = why
-      s.lastBytes = reports[i].bytesTransferred
-      s.httpStatus = reports[i].httpStatus
+      s.lastBytes = t.report.bytesTransferred
+      s.httpStatus = t.report.httpStatus
       s.failures += 1
       s.backoffUntil =
         now + TaskLifecycle.hold(afterFailures: s.failures, backoff: e.retry.backoff, maxBackoff: e.retry.maxBackoff)
       if let size { s.partial?.offset = size } else { s.partial = nil }
     }
-    jobs[i].made?.partial = nil
-    reports[i].error = why
+    t.partial = nil
+    t.report.error = why
     options.log?("syncfiles: failed \(e.qualifiedID): \(why)")
   }
 
   /// The run stopped the task. A partial its life cycle kept stays claimed for a resume.
-  func interrupted(_ i: Int, why: String) {
-    let e = plan.tasks[i].entry
-    let size = jobs[i].made?.partial?.size
+  func interrupted(_ t: RunningTask, why: String) {
+    let e = t.entry
+    let size = t.partial?.size
     let now = Timestamp.current()
     journal.update(e.qualifiedID, flush: false) { s in
       // The run that stopped is the last check (status --check names its time).
@@ -238,7 +248,7 @@ extension Runner {
       s.lastError = why
       if let size { s.partial?.offset = size } else { s.partial = nil }
     }
-    jobs[i].made?.partial = nil
-    reports[i].error = why
+    t.partial = nil
+    t.report.error = why
   }
 }

@@ -5,8 +5,9 @@
 /// Executes a plan: every task that is due runs through the transfer engine,
 /// is verified, installed atomically and journaled as it happens.
 ///
-/// Where each decision lives: what a task does next is its `TaskLifecycle`'s
-/// (pure); which task starts when is this file's scheduler (per-host queues,
+/// Each task that transfers is a `RunningTask` in `tasks`, and every step
+/// takes one. Where each decision lives: what a task does next is its
+/// `TaskLifecycle`'s (pure); which task starts when is this file's scheduler (per-host queues,
 /// `parallel`, `per_host`); what a request asks for is the plan's
 /// `RequestPolicy`; how actions touch the world is `Runner+Actions`
 /// (transfers, verification, install) and `Runner+Records` (the journal).
@@ -14,52 +15,10 @@
 /// events to it.
 public final class Runner: @unchecked Sendable {
   enum Event {
+    /// A try of `tasks[number]` ended.
     case transfer(Int, TransferResult)
     case installed([InstallQueue.Done])
     case stop(String)
-  }
-
-  /// A task's state in this run; its planned task is `plan.tasks` at the
-  /// same index (a copy in each job was 12 MB for 100,000 entries).
-  struct Job {
-    var manifest: Int
-    var life: TaskLifecycle
-    /// The host slot (`HostQueues`) of the try in flight.
-    var hostSlot = 0
-    /// Made on first use: most tasks of a steady run never hash a byte.
-    lazy var hasher = SHA256Hasher()
-    /// `flight`, once made.
-    var made: Flight? = nil
-
-    /// What only a task that runs holds, made when the task first touches
-    /// it: a job was 912 bytes with this inline, and a plan of 100,000
-    /// entries builds a job for each, waiting ones included.
-    var flight: Flight {
-      mutating get {
-        if let made { return made }
-        let f = Flight()
-        made = f
-        return f
-      }
-    }
-  }
-
-  /// A job's transfer, verification and install (`Job.flight`); all nil
-  /// until the task runs. Only the run loop's thread touches it.
-  final class Flight {
-    var partial: PartialFile?
-    /// Validators the partial was written under (a resume continues only that version).
-    var partialValidators: Validators?
-    /// A segmented partial's bytes (SPEC §8.3): the next try asks for the rest.
-    var held: HeldRanges?
-    /// The last try's response, for the verifiers.
-    var head: ResponseHead?
-    /// Validators of the version this task ends with, for the journal.
-    var pendingValidators: Validators?
-    /// SHA-256 of the bytes this run verified, for the journal.
-    var verifiedDigest: String?
-    /// What the installer said (the installed file's size and mtime).
-    var install: InstallQueue.Done?
   }
 
   let plan: SessionPlan
@@ -69,11 +28,20 @@ public final class Runner: @unchecked Sendable {
   let plugins: PluginRegistry
   private let lock = Lock()
   private var events: [Event] = []
-  var jobs: [Job] = []
-  /// What each task did, in the jobs' order: apart from the jobs, so that the
-  /// run's report takes this array as it is instead of a copy of each
-  /// (a no-op apply of 100,000 entries held both at its end).
+  /// The tasks this run transfers, in the plan's order.
+  var tasks: [RunningTask] = []
+  /// What each planned task did, in the plan's order: the run's report. A
+  /// running task keeps its own until the run ends (`finish`).
   var reports: [TaskReport] = []
+  /// Each task's manifest, by qualified id; made only when the session has
+  /// more than one (most have one, and every task is its).
+  lazy var manifestOf: [String: Int] = {
+    guard manifests.count > 1 else { return [:] }
+    var table: [String: Int] = [:]
+    table.reserveCapacity(manifests.reduce(0) { $0 + $1.files.count })
+    for (m, manifest) in manifests.enumerated() { for f in manifest.files { table[f.qualifiedID] = m } }
+    return table
+  }()
   /// The apply's steps: the caller's, then the run's own.
   var clock: RunClock
   /// When the apply began: the deadline and the elapsed time count from here.
@@ -114,10 +82,10 @@ public final class Runner: @unchecked Sendable {
     var queues = HostQueues()
     /// Tasks that wait for another's bytes (the same sha256).
     var same = SameContent([])
-    var waitingRetry: [(at: Double, index: Int)] = []
+    var waitingRetry: [(at: Double, task: RunningTask)] = []
     var active = 0
     /// Tasks handed to their transport, in the order they started (the progress line names the first).
-    var running: [Int] = []
+    var running: [RunningTask] = []
     var installing = 0
     /// Files done, for the progress line (a task the run stopped is not).
     var finished = 0
@@ -133,8 +101,6 @@ public final class Runner: @unchecked Sendable {
 
   var loop = LoopState()
   var installer: InstallQueue?
-  /// Indices of the jobs this run transfers.
-  var toRun: [Int] = []
   /// One transport per source plugin per run (the run thread only).
   var transports: [ObjectIdentifier: any Transport] = [:]
   /// The scheme `transport(for:)` found last and its transport: asked twice
@@ -142,20 +108,19 @@ public final class Runner: @unchecked Sendable {
   var lastTransport: (scheme: String, transport: any Transport)?
 
   public func run() -> RunReport {
-    jobs = makeJobs()
     reports = plan.tasks.map { t in
       TaskReport(
         id: t.id, url: t.entry.url.display, destination: t.entry.destinationPath, action: t.action,
         outcome: t.action == .wait ? .waiting : .skipped, reason: t.reason)
     }
-    for i in jobs.indices where plan.tasks[i].adopt != nil { adopt(i) }
-    for i in jobs.indices where plan.tasks[i].correctMode != nil { correctMode(i) }
-    toRun = jobs.indices.filter { plan.tasks[$0].runs }
+    for n in plan.tasks.indices where plan.tasks[n].adopt != nil { adopt(plan.tasks[n], &reports[n]) }
+    for n in plan.tasks.indices where plan.tasks[n].correctMode != nil { correctMode(plan.tasks[n], &reports[n]) }
+    tasks = makeTasks()
     var report = RunReport(
       session: plan.session, started: Timestamp.current(), journal: journal.path, tasks: [], stopped: nil,
       elapsed: 0)
     // Nothing to transfer: hooks owed by earlier runs still run.
-    guard !toRun.isEmpty else { return finish(report) }
+    guard !tasks.isEmpty else { return finish(report) }
     // The engine and install threads start in here and inherit the policy.
     ThreadPolicy.batched { transferAll() }
     clock.endTransfers()
@@ -169,9 +134,8 @@ public final class Runner: @unchecked Sendable {
   /// (or the run stops), then the transports and the install thread end.
   func transferAll() {
     installer = InstallQueue(group: options.groupCommit) { [self] done in post(.installed(done)) }
-    loop.same = SameContent(
-      toRun.map { (index: $0, sha256: plan.tasks[$0].entry.sha256, action: plan.tasks[$0].action) })
-    for i in toRun where !loop.same.followers.contains(i) { enqueue(i) }
+    loop.same = SameContent(tasks.map { (index: $0.number, sha256: $0.entry.sha256, action: $0.planned.action) })
+    for t in tasks where !loop.same.followers.contains(t.number) { enqueue(t) }
     let deadline = options.deadline.map { startTime + $0 }
     while true {
       if loop.stopping == nil { startMore() }
@@ -196,29 +160,25 @@ public final class Runner: @unchecked Sendable {
     installer?.shutdown()
   }
 
-  /// One job per planned task, each knowing its manifest and its URLs (mirrors after the url).
-  func makeJobs() -> [Job] {
-    // With one manifest (most sessions) every task is its: no table of ids
-    // (2,000 ids hashed twice, the table grown twelve times).
-    var manifestOf: [String: Int] = [:]
-    if manifests.count > 1 {
-      manifestOf.reserveCapacity(manifests.reduce(0) { $0 + $1.files.count })
-      for (i, m) in manifests.enumerated() { for f in m.files { manifestOf[f.qualifiedID] = i } }
-    }
+  /// A running task for each planned task that transfers, each knowing its
+  /// manifest and its URLs (mirrors after the url). A task that waits or is
+  /// skipped has none: a no-op run of 100,000 entries makes none.
+  func makeTasks() -> [RunningTask] {
     // One draw from the system for the run (not a getrandom per task); each task's jitter seed follows from it.
     let runSeed = UInt64.random(in: 0...UInt64.max)
-    // Over the indices, not enumerated(): its count is known, so the jobs
-    // (about 1 KiB each) are allocated once, not grown by doubling.
-    return plan.tasks.indices.map { n in
+    var made: [RunningTask] = []
+    for n in plan.tasks.indices where plan.tasks[n].runs {
       let t = plan.tasks[n]
       let sources = [t.entry.url.display] + t.entry.mirrors.map(\.display)
       let r = t.entry.retry
       let retry = TaskLifecycle.Retry(
         attempts: r.attempts, backoff: Double(r.backoff.seconds), maxBackoff: Double(r.maxBackoff.seconds))
-      return Job(
-        manifest: manifests.count > 1 ? manifestOf[t.id] ?? 0 : 0,
-        life: TaskLifecycle(sources: sources, retry: retry, seed: Runner.mix(runSeed, n)))
+      made.append(
+        RunningTask(
+          number: made.count, position: n, planned: t, manifest: manifestIndex(of: t),
+          life: TaskLifecycle(sources: sources, retry: retry, seed: Runner.mix(runSeed, n)), report: reports[n]))
     }
+    return made
   }
 
   /// Task `n`'s seed from the run's.
@@ -231,6 +191,7 @@ public final class Runner: @unchecked Sendable {
     clock.endTransfers()
     journal.sync()
     report.prefixes = Pruner.carryOut(plan.prefixes, journal: journal, stopped: report.stopped != nil)
+    for t in tasks { reports[t.position] = t.report }
     report.hookErrors = runHooks()
     journal.sync()
     journal.compactIfNeeded()
@@ -244,22 +205,8 @@ public final class Runner: @unchecked Sendable {
 
   // MARK: - The scheduler
 
-  /// The source task `i`'s current try uses: the url, then the mirrors.
-  func url(_ i: Int) -> SourceURL { source(i) { $0 } }
-
-  /// `url(i).host` and `url(i).scheme` without a copy of the whole URL (both
-  /// are asked for several times a try).
-  func host(_ i: Int) -> String { source(i) { $0.host } }
-
-  func scheme(_ i: Int) -> String { source(i) { $0.scheme } }
-
-  private func source<R>(_ i: Int, _ part: (SourceURL) -> R) -> R {
-    let k = jobs[i].life.source
-    return k == 0 ? part(plan.tasks[i].entry.url) : part(plan.tasks[i].entry.mirrors[k - 1])
-  }
-
-  func enqueue(_ i: Int, front: Bool = false) {
-    loop.queues.add(i, slot: loop.queues.slot(of: host(i)), front: front)
+  func enqueue(_ t: RunningTask, front: Bool = false) {
+    loop.queues.add(t.number, slot: loop.queues.slot(of: t.host), front: front)
   }
 
   /// Starts transfers, host by host in turn, up to `parallel` and
@@ -270,13 +217,13 @@ public final class Runner: @unchecked Sendable {
     while progressed && loop.installing < 256 {
       progressed = false
       for s in loop.queues.hosts.indices {
-        guard let i = loop.queues.peek(s) else { continue }
-        let ahead = (try? transport(for: i))?.keepsLimits == true ? 2 : 1
+        guard let n = loop.queues.peek(s) else { continue }
+        let ahead = (try? transport(for: tasks[n]))?.keepsLimits == true ? 2 : 1
         guard loop.active < Self.times(options.parallel, ahead),
           loop.queues.active(s) < Self.times(options.perHost, ahead)
         else { continue }
         _ = loop.queues.next(s)
-        feed(i, .slot)
+        feed(tasks[n], .slot)
         progressed = true
       }
     }
@@ -310,12 +257,13 @@ public final class Runner: @unchecked Sendable {
 
   func handle(_ e: Event) {
     switch e {
-    case .transfer(let i, let r):
+    case .transfer(let n, let r):
+      let t = tasks[n]
       loop.active -= 1
-      if let k = loop.running.firstIndex(of: i) { loop.running.remove(at: k) }
-      loop.queues.count(jobs[i].hostSlot, by: -1)
-      let end = took(i, r)
-      feed(i, .tried(end, partial: partialHeld(i)))
+      if let k = loop.running.firstIndex(where: { $0 === t }) { loop.running.remove(at: k) }
+      loop.queues.count(t.hostSlot, by: -1)
+      let end = took(t, r)
+      feed(t, .tried(end, partial: t.partialHeld))
     case .installed(let done):
       loop.installing -= done.count
       for d in done { installDone(d) }
@@ -337,31 +285,32 @@ public final class Runner: @unchecked Sendable {
     loop.stopping = why
     options.log?("syncfiles: \(said): stopping transfers, keeping what was received for a resume")
     for t in transports.values { t.stopAll() }
-    for i in toRun { feed(i, .stop(reason: why)) }
-    loop.waitingRetry.removeAll { jobs[$0.index].life.isFinished }
+    for t in tasks { feed(t, .stop(reason: why)) }
+    loop.waitingRetry.removeAll { $0.task.life.isFinished }
   }
 
   /// Retries whose wait is over go back to their host's queue.
   func releaseRetries(now t: Double) {
     let due = loop.waitingRetry.filter { $0.at <= t }
     loop.waitingRetry.removeAll { $0.at <= t }
-    for (_, i) in due { feed(i, .retryDue) }
+    for (_, t) in due { feed(t, .retryDue) }
   }
 
   func tick(now t: Double) {
     options.tick?(
       RunProgress(
-        done: loop.finished, total: toRun.count, bytes: transports.values.reduce(0) { $0 + $1.bytesReceived },
+        done: loop.finished, total: tasks.count, bytes: transports.values.reduce(0) { $0 + $1.bytesReceived },
         expectedBytes: plan.expectedBytes, active: min(loop.active, options.parallel), elapsed: t - startTime,
-        current: loop.running.prefix(2).map { plan.tasks[$0].id }))
+        current: loop.running.prefix(2).map(\.id)))
   }
 
   /// A task has ended: the tasks waiting for its bytes get them, or fetch.
-  func settle(_ i: Int) {
+  func settle(_ t: RunningTask) {
     // The progress line counts files done; a task the run stopped is not.
-    if reports[i].outcome != .interrupted { loop.finished += 1 }
-    for f in loop.same.release(after: i) where loop.stopping == nil {
-      if reports[i].outcome == .installed, copy(f, from: i) {
+    if t.report.outcome != .interrupted { loop.finished += 1 }
+    for n in loop.same.release(after: t.number) where loop.stopping == nil {
+      let f = tasks[n]
+      if t.report.outcome == .installed, copy(f, from: t) {
         feed(f, .copied)
       } else {
         enqueue(f)
