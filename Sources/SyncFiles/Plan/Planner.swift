@@ -310,7 +310,7 @@ public enum Planner {
     // A segmented partial is as long as the whole file and holds its ranges:
     // after a reboot, only those it flushed (a power cut left the rest zeros).
     if let ranges = p.trustedRanges(boot: BootID.current) {
-      guard let total = p.totalBytes, fact.size == total, ranges.count > 0 else { return nil }
+      guard SegmentPolicy.rangesUsable(ranges, total: p.totalBytes, fileSize: fact.size) else { return nil }
       var trusted = p
       trusted.ranges = ranges
       return (trusted, ranges.count)

@@ -1,5 +1,6 @@
-/// How many byte ranges a file is fetched in (SPEC §8.3, §9.1): the one
-/// home of the rule that `auto` means 4 ranges for 64 MiB or more.
+/// How many byte ranges a file is fetched in (SPEC §8.3, §9.1), and whether
+/// a partial fetched in ranges can be continued: the one home of the rule
+/// that `auto` means 4 ranges for 64 MiB or more.
 public enum SegmentPolicy {
   /// Ranges under `auto` for a large file.
   public static let autoRanges = 4
@@ -26,6 +27,15 @@ public enum SegmentPolicy {
   /// because it went through a proxy.
   public static func keptWholeByProxy(segments: Int?, throughProxy: Bool, total: Int64?) -> Bool {
     segments == nil && throughProxy && (total ?? 0) >= autoThreshold
+  }
+
+  /// Whether a segmented partial of `fileSize` bytes can be continued from
+  /// the ranges it holds: it is as long as the whole file (its ranges are
+  /// written in place) and holds some of it, none past its end. The planner
+  /// asks from the journal, the runner again when it reopens the file.
+  public static func rangesUsable(_ ranges: ByteRanges, total: Int64?, fileSize: Int64) -> Bool {
+    guard let total, fileSize == total, ranges.count > 0 else { return false }
+    return (ranges.ranges.last?.upperBound ?? 0) <= total
   }
 
   /// Under `auto`, the ranges for a file of `total` bytes.

@@ -150,7 +150,7 @@ extension Runner {
     var hashed = partial.size
     if let ranges = held.ranges {
       let total = held.totalBytes ?? -1
-      keep = keep && partial.size == total && (ranges.ranges.last?.upperBound ?? 0) <= total && ranges.count > 0
+      keep = keep && SegmentPolicy.rangesUsable(ranges, total: held.totalBytes, fileSize: partial.size)
       hashed = ranges.prefix
       if keep && (t.entry.segments == 1 || options.segments == 1) {
         // This run fetches it as one stream: it continues the held prefix.
