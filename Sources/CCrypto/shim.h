@@ -7,10 +7,10 @@
 #include <stdatomic.h>
 
 // The SHA-256 implementation, fetched from the default provider on first use
-// and kept (each object file this function is inlined into keeps its own; W1
-// fetches once). Given `EVP_sha256()` instead, each
-// EVP_DigestInit_ex fetches it again: about 2,800 instructions a call
-// against 450, and a hasher is set up and reset once a file (W1: 2,000).
+// and kept (each object file this function is inlined into keeps its own).
+// Given `EVP_sha256()` instead, each EVP_DigestInit_ex fetches it again, a
+// provider lookup for every file, since a hasher is set up and reset once a
+// file.
 // Threads that race here each fetch; one keeps its fetch, the others free
 // theirs. A failed fetch falls back to the implicit one.
 static inline const EVP_MD *sf_sha256_md(void) {
