@@ -85,6 +85,8 @@ extension Runner {
       return
     }
     unchanged(t, &report, validators: nil, digest: e.sha256, replacingRecord: true)
+    // No life cycle runs for it: its outcome is set here, a running task's by `.end`.
+    report.outcome = .unchanged
     report.sha256 = e.sha256
     options.log?(
       "syncfiles: \(e.qualifiedID) already holds its sha256 (\(ByteSize.format(now.size))): recorded, no transfer")
@@ -198,7 +200,6 @@ extension Runner {
           dateIsStrong: v?.dateIsStrong ?? false)
       }
     }
-    report.outcome = .unchanged
     removeLeftoverPartial(t, &report)
   }
 
