@@ -29,6 +29,7 @@ extension Runner {
     case .end(let outcome):
       t.report.outcome = outcome
       settle(t)
+      retire(t)
     }
   }
 
@@ -69,22 +70,24 @@ extension Runner {
 
   /// The installer is done with a task's bytes.
   func installDone(_ d: InstallQueue.Done) {
-    let t = tasks[d.index]
+    guard let t = tasks.live(d.index) else { return }
     if let err = d.error, d.fact == nil { return feed(t, .installed(failure: err.message)) }
     t.install = d
     feed(t, .installed(failure: nil))
   }
 
   /// The transport of the plugin serving the task's current URL, opened on first use.
-  func transport(for t: RunningTask) throws(RunError) -> any Transport {
-    let scheme = t.scheme
+  func transport(for t: RunningTask) throws(RunError) -> any Transport { try transport(scheme: t.scheme) }
+
+  /// The transport of scheme `scheme`'s plugin, opened on first use.
+  func transport(scheme: String) throws(RunError) -> any Transport {
     if let last = lastTransport, last.scheme == scheme { return last.transport }
-    let made = try transport(scheme: scheme)
+    let made = try open(scheme: scheme)
     lastTransport = (scheme, made)
     return made
   }
 
-  private func transport(scheme: String) throws(RunError) -> any Transport {
+  private func open(scheme: String) throws(RunError) -> any Transport {
     guard let source = plugins.source(scheme: scheme) else {
       throw .noSourcePlugin(scheme: scheme, executable: PluginLocator.sourceExecutable(scheme: scheme))
     }

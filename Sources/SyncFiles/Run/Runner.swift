@@ -5,8 +5,8 @@
 /// Executes a plan: every task that is due runs through the transfer engine,
 /// is verified, installed atomically and journaled as it happens.
 ///
-/// Each task that transfers is a `RunningTask` in `tasks`, and every step
-/// takes one. Where each decision lives: what a task does next is its
+/// Each task that transfers is a `RunningTask` while it runs (`tasks`), and
+/// every step takes one. Where each decision lives: what a task does next is its
 /// `TaskLifecycle`'s (pure); which task starts when is this file's scheduler (per-host queues,
 /// `parallel`, `per_host`); what a request asks for is the plan's
 /// `RequestPolicy`; how actions touch the world is `Runner+Actions`
@@ -15,7 +15,7 @@
 /// events to it.
 public final class Runner: @unchecked Sendable {
   enum Event {
-    /// A try of `tasks[number]` ended.
+    /// A try of task `number` (`tasks`) ended.
     case transfer(Int, TransferResult)
     case installed([InstallQueue.Done])
     case stop(String)
@@ -29,7 +29,10 @@ public final class Runner: @unchecked Sendable {
   private let lock = Lock()
   private var events: [Event] = []
   /// The tasks this run transfers, in the plan's order.
-  var tasks: [RunningTask] = []
+  var tasks = RunningTasks(positions: [])
+  /// One draw from the system for the run (not a getrandom per task); each
+  /// task's jitter seed follows from it.
+  let runSeed = UInt64.random(in: 0...UInt64.max)
   /// What each planned task did, in the plan's order: the run's report. A
   /// running task keeps its own until the run ends (`finish`).
   var reports: [TaskReport] = []
@@ -115,7 +118,7 @@ public final class Runner: @unchecked Sendable {
     }
     for n in plan.tasks.indices where plan.tasks[n].adopt != nil { adopt(plan.tasks[n], &reports[n]) }
     for n in plan.tasks.indices where plan.tasks[n].correctMode != nil { correctMode(plan.tasks[n], &reports[n]) }
-    tasks = makeTasks()
+    tasks = RunningTasks(positions: plan.tasks.indices.filter { plan.tasks[$0].runs })
     var report = RunReport(
       session: plan.session, started: Timestamp.current(), journal: journal.path, tasks: [], stopped: nil,
       elapsed: 0)
@@ -134,8 +137,14 @@ public final class Runner: @unchecked Sendable {
   /// (or the run stops), then the transports and the install thread end.
   func transferAll() {
     installer = InstallQueue(group: options.groupCommit) { [self] done in post(.installed(done)) }
-    loop.same = SameContent(tasks.map { (index: $0.number, sha256: $0.entry.sha256, action: $0.planned.action) })
-    for t in tasks where !loop.same.followers.contains(t.number) { enqueue(t) }
+    loop.same = SameContent(
+      tasks.numbers.map { n in
+        let t = plan.tasks[tasks.positions[n]]
+        return (index: n, sha256: t.entry.sha256, action: t.action)
+      })
+    for n in tasks.numbers where !loop.same.followers.contains(n) {
+      enqueue(number: n, host: plan.tasks[tasks.positions[n]].entry.url.host)
+    }
     let deadline = options.deadline.map { startTime + $0 }
     while true {
       if loop.stopping == nil { startMore() }
@@ -160,25 +169,25 @@ public final class Runner: @unchecked Sendable {
     installer?.shutdown()
   }
 
-  /// A running task for each planned task that transfers, each knowing its
-  /// manifest and its URLs (mirrors after the url). A task that waits or is
-  /// skipped has none: a no-op run of 100,000 entries makes none.
-  func makeTasks() -> [RunningTask] {
-    // One draw from the system for the run (not a getrandom per task); each task's jitter seed follows from it.
-    let runSeed = UInt64.random(in: 0...UInt64.max)
-    var made: [RunningTask] = []
-    for n in plan.tasks.indices where plan.tasks[n].runs {
-      let t = plan.tasks[n]
+  /// Task `n`, made when it first needs to be (`RunningTasks`); nil once it has ended.
+  func task(_ n: Int) -> RunningTask? {
+    tasks.task(n) { number, position in
+      let t = plan.tasks[position]
       let sources = [t.entry.url.display] + t.entry.mirrors.map(\.display)
       let r = t.entry.retry
       let retry = TaskLifecycle.Retry(
         attempts: r.attempts, backoff: Double(r.backoff.seconds), maxBackoff: Double(r.maxBackoff.seconds))
-      made.append(
-        RunningTask(
-          number: made.count, position: n, planned: t, manifest: manifestIndex(of: t),
-          life: TaskLifecycle(sources: sources, retry: retry, seed: Runner.mix(runSeed, n)), report: reports[n]))
+      return RunningTask(
+        number: number, position: position, planned: t, manifest: manifestIndex(of: t),
+        life: TaskLifecycle(sources: sources, retry: retry, seed: Runner.mix(runSeed, position)),
+        report: reports[position])
     }
-    return made
+  }
+
+  /// Task `t` has ended: its report is the run's, and it is let go.
+  func retire(_ t: RunningTask) {
+    reports[t.position] = t.report
+    tasks.end(t)
   }
 
   /// Task `n`'s seed from the run's.
@@ -191,7 +200,7 @@ public final class Runner: @unchecked Sendable {
     clock.endTransfers()
     journal.sync()
     report.prefixes = Pruner.carryOut(plan.prefixes, journal: journal, stopped: report.stopped != nil)
-    for t in tasks { reports[t.position] = t.report }
+    for t in tasks.running { reports[t.position] = t.report }
     report.hookErrors = runHooks()
     journal.sync()
     journal.compactIfNeeded()
@@ -205,8 +214,10 @@ public final class Runner: @unchecked Sendable {
 
   // MARK: - The scheduler
 
-  func enqueue(_ t: RunningTask, front: Bool = false) {
-    loop.queues.add(t.number, slot: loop.queues.slot(of: t.host), front: front)
+  func enqueue(_ t: RunningTask, front: Bool = false) { enqueue(number: t.number, host: t.host, front: front) }
+
+  func enqueue(number n: Int, host: String, front: Bool = false) {
+    loop.queues.add(n, slot: loop.queues.slot(of: host), front: front)
   }
 
   /// Starts transfers, host by host in turn, up to `parallel` and
@@ -218,12 +229,14 @@ public final class Runner: @unchecked Sendable {
       progressed = false
       for s in loop.queues.hosts.indices {
         guard let n = loop.queues.peek(s) else { continue }
-        let ahead = (try? transport(for: tasks[n]))?.keepsLimits == true ? 2 : 1
+        // A task not begun tries its url first.
+        let scheme = tasks.live(n)?.scheme ?? plan.tasks[tasks.positions[n]].entry.url.scheme
+        let ahead = (try? transport(scheme: scheme))?.keepsLimits == true ? 2 : 1
         guard loop.active < Self.times(options.parallel, ahead),
           loop.queues.active(s) < Self.times(options.perHost, ahead)
         else { continue }
         _ = loop.queues.next(s)
-        feed(tasks[n], .slot)
+        if let t = task(n) { feed(t, .slot) }
         progressed = true
       }
     }
@@ -258,8 +271,8 @@ public final class Runner: @unchecked Sendable {
   func handle(_ e: Event) {
     switch e {
     case .transfer(let n, let r):
-      let t = tasks[n]
       loop.active -= 1
+      guard let t = tasks.live(n) else { return }
       if let k = loop.running.firstIndex(where: { $0 === t }) { loop.running.remove(at: k) }
       loop.queues.count(t.hostSlot, by: -1)
       let end = took(t, r)
@@ -285,7 +298,10 @@ public final class Runner: @unchecked Sendable {
     loop.stopping = why
     options.log?("syncfiles: \(said): stopping transfers, keeping what was received for a resume")
     for t in transports.values { t.stopAll() }
-    for t in tasks { feed(t, .stop(reason: why)) }
+    // A task not begun is made to hear it, ends at once and is let go.
+    for n in tasks.numbers where !tasks.hasEnded(n) {
+      if let t = task(n) { feed(t, .stop(reason: why)) }
+    }
     loop.waitingRetry.removeAll { $0.task.life.isFinished }
   }
 
@@ -309,7 +325,7 @@ public final class Runner: @unchecked Sendable {
     // The progress line counts files done; a task the run stopped is not.
     if t.report.outcome != .interrupted { loop.finished += 1 }
     for n in loop.same.release(after: t.number) where loop.stopping == nil {
-      let f = tasks[n]
+      guard let f = task(n) else { continue }
       if t.report.outcome == .installed, copy(f, from: t) {
         feed(f, .copied)
       } else {

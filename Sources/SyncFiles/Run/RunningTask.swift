@@ -1,12 +1,12 @@
 /// One task of a run that transfers, from its first try to its outcome: its
 /// planned task, its life cycle, what its tries leave behind (the partial,
-/// the versions, the digest) and its report. The runner keeps them in
-/// `Runner.tasks`, in the plan's order; a task that does not run (a skip, a
-/// wait) has a report and no `RunningTask`. Only the run loop's thread
-/// touches one.
+/// the versions, the digest) and its report. Made when the task first needs
+/// it and let go when it ends (`RunningTasks`); a task that does not run (a
+/// skip, a wait) has a report and no `RunningTask`. Only the run loop's
+/// thread touches one.
 final class RunningTask {
-  /// Where the task stands in `Runner.tasks`: the tag its transfer's and
-  /// its install's results come back with.
+  /// The task's number among those the run transfers (`RunningTasks`): the
+  /// tag its transfer's and its install's results come back with.
   let number: Int
   /// Where the task stands in the plan, and so in the run's report.
   let position: Int
