@@ -65,6 +65,14 @@ import Testing
     let text = try run(["plan", "m.yaml"], cwd: dir, env: env).stdout
     #expect(text.contains("from the journal's listing of s3://data/models/"), "\(text.suffix(600))")
     #expect(text.contains("unchanged in the listing"), "\(text.prefix(600))")
+
+    // status expands the prefix the same way: one row per object, each with its outcome.
+    let status = try run(["status", "--format", "json", "m.yaml"], cwd: dir, env: env)
+    let rows =
+      (try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["tasks"]
+      as? [[String: Any]] ?? []
+    let row = rows.first { $0["id"] as? String == "m/models/0537.bin" }
+    #expect(rows.count == 1000 && row?["last_outcome"] as? String == "installed", "\(status.stdout.prefix(600))")
   }
 
   @Test func includeAndExcludeSelectKeysAndPruneRemovesExactlyWhatItInstalledWhoseObjectsAreGone() throws {
