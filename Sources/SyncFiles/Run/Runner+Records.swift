@@ -92,15 +92,6 @@ extension Runner {
       "syncfiles: \(e.qualifiedID) already holds its sha256 (\(ByteSize.format(now.size))): recorded, no transfer")
   }
 
-  /// The manifest a planned task belongs to.
-  func manifest(of t: PlannedTask) -> Manifest { manifests[manifestIndex(of: t)] }
-
-  /// Where that manifest is in the session.
-  func manifestIndex(of t: PlannedTask) -> Int {
-    // With one manifest (most sessions) every task is its: no table of ids.
-    manifests.count > 1 ? manifestOf[t.id] ?? 0 : 0
-  }
-
   /// The destination already holds exactly these bytes: the journal's record
   /// of it still matches the file and its digest is this one; or, with no
   /// record (a lost journal, a file put there by hand), the file's own bytes

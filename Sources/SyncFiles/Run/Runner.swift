@@ -45,6 +45,16 @@ public final class Runner: @unchecked Sendable {
     for (m, manifest) in manifests.enumerated() { for f in manifest.files { table[f.qualifiedID] = m } }
     return table
   }()
+
+  /// The manifest a planned task belongs to.
+  func manifest(of t: PlannedTask) -> Manifest { manifests[manifestIndex(of: t)] }
+
+  /// Where that manifest is in the session.
+  func manifestIndex(of t: PlannedTask) -> Int {
+    // With one manifest (most sessions) every task is its: no table of ids.
+    manifests.count > 1 ? manifestOf[t.id] ?? 0 : 0
+  }
+
   /// The apply's steps: the caller's, then the run's own.
   var clock: RunClock
   /// When the apply began: the deadline and the elapsed time count from here.

@@ -57,10 +57,15 @@ final class RunningTask {
   }
 
   /// The source the current try uses: the url, then the mirrors.
-  var source: SourceURL { life.source == 0 ? entry.url : entry.mirrors[life.source - 1] }
+  var source: SourceURL { current { $0 } }
 
   /// `source.host` and `source.scheme` without a copy of the whole URL (both
   /// are asked for several times a try).
-  var host: String { life.source == 0 ? entry.url.host : entry.mirrors[life.source - 1].host }
-  var scheme: String { life.source == 0 ? entry.url.scheme : entry.mirrors[life.source - 1].scheme }
+  var host: String { current { $0.host } }
+  var scheme: String { current { $0.scheme } }
+
+  private func current<R>(_ part: (SourceURL) -> R) -> R {
+    let k = life.source
+    return k == 0 ? part(entry.url) : part(entry.mirrors[k - 1])
+  }
 }

@@ -30,24 +30,17 @@ enum ResponseVerdict: Equatable {
   }
 
   /// The headers of an answer that the verdict reads.
-  struct Answer: Equatable {
+  struct Answer {
     var status: Int
     var contentRange: (start: Int64, end: Int64?, total: Int64?)?
     var contentLength: Int64? = nil
     var contentEncoding: String? = nil
     /// The version the answer names (nil for a local file).
     var validators: Validators? = nil
-
-    static func == (a: Answer, b: Answer) -> Bool {
-      a.status == b.status && a.contentRange?.start == b.contentRange?.start
-        && a.contentRange?.end == b.contentRange?.end && a.contentRange?.total == b.contentRange?.total
-        && a.contentLength == b.contentLength && a.contentEncoding == b.contentEncoding
-        && a.validators == b.validators
-    }
   }
 
   /// What the request asked for.
-  enum Asked: Equatable {
+  enum Asked {
     /// The file, or the rest of a partial of `partial` bytes named by `ifRange`.
     case stream(partial: Int64?, ifRange: String?)
     /// The first piece of a file that may be fetched in ranges.
@@ -57,7 +50,7 @@ enum ResponseVerdict: Equatable {
   }
 
   /// What the request was sent with, beside what it asked for.
-  struct Request: Equatable {
+  struct Request {
     var asked: Asked
     /// A `file:` URL: no status, no headers, always the whole file.
     var isFile = false
