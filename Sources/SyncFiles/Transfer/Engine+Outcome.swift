@@ -12,7 +12,7 @@ extension TransferEngine {
     guard let easy = t.easy else { return }
     multi.remove(easy)
     active[easy.handle] = nil
-    paused.removeAll { $0 === t }
+    paused.removeAll { $0.transfer === t }
     t.easy = nil
     // Reset by whoever takes it next (`takeHandle`), most often the runner's thread.
     retired.append((easy, t))

@@ -2,22 +2,39 @@ internal import CCurl
 
 // The aggregate rate cap: transfers paused and resumed by the `RateLimiter`.
 extension TransferEngine {
-  /// True when `n` more bytes fit under the cap now; false pauses the transfer.
+  /// True when `n` more bytes fit under the cap now; false pauses the
+  /// transfer until they do (libcurl hands the same `n` bytes back then).
   func admit(_ n: Int, _ t: Transfer) -> Bool {
     guard bucket != nil else { return true }
     if bucket!.take(n, now: monotonicSeconds()) { return true }
-    paused.append(t)
+    paused.append((t, n))
     return false
   }
 
-  /// Resumes paused transfers once the bucket has room (each may pause again at once).
-  func unpause() {
-    guard !paused.isEmpty else { return }
+  /// Resumes the paused transfers whose bytes fit in the bucket now, in the
+  /// order they paused, and returns the milliseconds until the next one
+  /// fits (nil when none waits): the engine sleeps that long at most.
+  func unpause() -> Int32? {
+    guard let bucket, !paused.isEmpty else { return nil }
+    let now = monotonicSeconds()
+    var reserved: Int64 = 0
+    var still: [(transfer: Transfer, bytes: Int)] = []
+    var soonest = Double.infinity
     let waiting = paused
+    // Resuming may hand bytes to the write callback at once, which may pause it again.
     paused.removeAll()
-    for t in waiting {
-      guard let easy = t.easy else { continue }
-      curl_easy_pause(easy.handle, sf_pause_cont)
+    for (t, n) in waiting {
+      let wait = bucket.secondsUntil(n, reserved: reserved, now: now)
+      if wait > 0 {
+        still.append((t, n))
+        soonest = min(soonest, wait)
+        continue
+      }
+      reserved += Int64(n)
+      if let easy = t.easy { curl_easy_pause(easy.handle, sf_pause_cont) }
     }
+    paused = still + paused
+    guard soonest.isFinite else { return nil }
+    return Int32(min(1000, max(1, (soonest * 1000).rounded(.up))))
   }
 }

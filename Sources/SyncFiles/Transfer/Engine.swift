@@ -70,7 +70,8 @@ public final class TransferEngine: @unchecked Sendable {
   var sharing = ConnectionSharing()
   /// The aggregate rate cap, and the transfers it paused.
   var bucket: RateLimiter?
-  var paused: [Transfer] = []
+  /// Transfers the cap paused, with the bytes each was refused.
+  var paused: [(transfer: Transfer, bytes: Int)] = []
   /// Results of one turn of the loop, handed on together (the runner wakes once for them).
   var results: [(@Sendable (TransferResult) -> Void, TransferResult)] = []
 
@@ -194,13 +195,13 @@ public final class TransferEngine: @unchecked Sendable {
       groups.removeAll { $0.finished }
       deliver()
       beginFreed()
-      unpause()
+      let nextRoom = unpause()
       let handedOver = lock.locked {
         full = admission.isFull
         return !inbox.isEmpty
       }
       if handedOver { continue }
-      multi.wait(milliseconds: paused.isEmpty ? 1000 : 10)
+      multi.wait(milliseconds: nextRoom ?? 1000)
     }
     retired.removeAll()
     lock.locked {

@@ -14,9 +14,23 @@ struct RateLimiter {
   mutating func take(_ n: Int, now: Double) -> Bool {
     let begun = start ?? now
     start = begun
-    let allowance = Int64(Double(rate) * (now - begun)) + rate / 5
-    guard consumed + Int64(n) <= allowance || consumed == 0 else { return false }
+    guard consumed + Int64(n) <= allowance(at: now) || consumed == 0 else { return false }
     consumed += Int64(n)
     return true
+  }
+
+  /// Seconds from `now` until `n` more bytes fit beside `reserved` bytes
+  /// promised to others; 0 when they fit now. A paused transfer is resumed
+  /// only then: resuming it earlier makes libcurl hand the same bytes back
+  /// at once, to be refused again, and the engine's wait becomes a busy poll.
+  func secondsUntil(_ n: Int, reserved: Int64 = 0, now: Double) -> Double {
+    guard let begun = start, consumed > 0 else { return 0 }
+    let needed = consumed + reserved + Int64(n) - rate / 5
+    let at = begun + Double(needed) / Double(rate)
+    return max(0, at - now)
+  }
+
+  private func allowance(at now: Double) -> Int64 {
+    Int64(Double(rate) * (now - (start ?? now))) + rate / 5
   }
 }

@@ -29,3 +29,20 @@ import Testing
     #expect(taken >= 10_000 * 9, "\(taken): the bucket was not starved")
   }
 }
+
+/// When a paused transfer may be resumed: only once its bytes fit.
+@Suite struct RateLimiterWaitTests {
+  @Test func aRefusedReadWaitsForItsOwnBytesAndThoseReservedBeforeIt() {
+    var b = RateLimiter(rate: 1000)
+    #expect(b.secondsUntil(500, now: 0) == 0, "an unused bucket holds nobody")
+    let first = b.take(1000, now: 0)
+    #expect(first)
+    // 1,000 taken, 200 of burst: 500 more fit once 1,300 bytes' worth of time passed.
+    #expect(abs(b.secondsUntil(500, now: 0) - 1.3) < 1e-9)
+    #expect(abs(b.secondsUntil(500, now: 1) - 0.3) < 1e-9)
+    #expect(abs(b.secondsUntil(500, reserved: 500, now: 1) - 0.8) < 1e-9)
+    #expect(b.secondsUntil(500, now: 2) == 0)
+    let later = b.take(500, now: 1.3)
+    #expect(later)
+  }
+}
