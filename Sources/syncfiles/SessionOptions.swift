@@ -141,7 +141,7 @@ struct LoadedSession {
   func planAndFacts(
     now: Timestamp, options: PlanOptions, remote: Bool = false, verbose: Bool = false, digests: Bool = true
   ) throws -> (plan: SessionPlan, facts: Facts) {
-    let expanded = expandPrefixes(now: now, remote: remote, verbose: verbose)
+    let expanded = expandPrefixes(now: now, only: options.only, remote: remote, verbose: verbose)
     var facts = FactGatherer.gather(for: expanded.manifests, journal: journal.tasks, now: now, digests: digests)
     facts.listed = expanded.listed
     var plan = Planner.plan(
@@ -165,18 +165,18 @@ struct LoadedSession {
 
   /// Prefix entries made into their objects' entries: from the journal's
   /// last listings, or with `--remote` listed now.
-  func expandPrefixes(now: Timestamp, remote: Bool, verbose: Bool) -> PrefixExpansion.Result {
+  func expandPrefixes(now: Timestamp, only: [String], remote: Bool, verbose: Bool) -> PrefixExpansion.Result {
     let sources: [String: PrefixSource]
     if remote {
       var options = PrefixListings.Options(now: now)
       options.environment = NetworkEnvironment(environment: Runtime.environment)
       if verbose { options.verbose = { Output.error($0) } }
       let plugins = PluginRegistry.standard(locator: PluginLocator(environment: Runtime.environment))
-      sources = PrefixListings.listed(set.manifests, plugins: plugins, options: options)
+      sources = PrefixListings.listed(set.manifests, plugins: plugins, options: options, only: only)
     } else {
-      sources = PrefixListings.recorded(set.manifests, journal: journal.listings)
+      sources = PrefixListings.recorded(set.manifests, journal: journal.listings, only: only)
     }
-    return PrefixExpansion.expand(set.manifests, sources: sources, journal: journal.tasks)
+    return PrefixExpansion.expand(set.manifests, sources: sources, journal: journal.tasks, only: only)
   }
 
   /// `plan --horizon`: the runs due from the plan's now on.

@@ -8,6 +8,8 @@ public enum PrefixSource: Sendable, Hashable {
   case failed(String)
   /// Offline, and never listed.
   case unlisted
+  /// `--only` selects nothing below it: not listed, nothing fetched or pruned.
+  case unselected
 }
 
 /// A file the plan removes: installed by a prefix entry, its object gone.
@@ -44,6 +46,7 @@ public struct PrefixSummary: Sendable, Hashable {
         "\(id): from the journal's listing of \(url) at \(l.listedAt.rfc3339) (offline; plan --remote lists it now): \(tasks)"
     case .failed(let why): return "\(id): \(why)"
     case .unlisted: return "\(id): \(url) was never listed (apply or plan --remote lists it): no task yet"
+    case .unselected: return "\(id): not selected by --only, so not listed"
     }
   }
 }
@@ -61,7 +64,7 @@ public enum PrefixExpansion {
   }
 
   public static func expand(
-    _ manifests: [Manifest], sources: [String: PrefixSource], journal: [String: TaskState]
+    _ manifests: [Manifest], sources: [String: PrefixSource], journal: [String: TaskState], only: [String] = []
   ) -> Result {
     var out = Result(manifests: manifests)
     for m in manifests.indices where manifests[m].files.contains(where: { $0.prefix != nil }) {
@@ -71,7 +74,8 @@ public enum PrefixExpansion {
           files.append(e)
           continue
         }
-        let source = sources[e.qualifiedID] ?? .unlisted
+        let source =
+          Planner.mayMatchBelow(e.qualifiedID, patterns: only) ? sources[e.qualifiedID] ?? .unlisted : .unselected
         var summary = PrefixSummary(id: e.qualifiedID, url: e.url.display, source: source)
         summary.pruneAsked = options.prune
         files += children(of: e, options: options, source: source, summary: &summary, listed: &out.listed)
@@ -91,7 +95,7 @@ public enum PrefixExpansion {
     let objects: [ListedObject]
     switch source {
     case .listed(let l), .recorded(let l): objects = l.objects
-    case .failed, .unlisted: return []
+    case .failed, .unlisted, .unselected: return []
     }
     let include = options.include.map(Glob.init)
     let exclude = options.exclude.map(Glob.init)

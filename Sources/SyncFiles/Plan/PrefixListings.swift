@@ -10,15 +10,21 @@ public enum PrefixListings {
     public init(now: Timestamp) { self.now = now }
   }
 
-  /// Every prefix entry of the manifests.
-  public static func entries(_ manifests: [Manifest]) -> [FileEntry] {
-    manifests.flatMap { $0.files.filter { $0.prefix != nil } }
+  /// Every prefix entry of the manifests that `--only` may select.
+  public static func entries(_ manifests: [Manifest], only: [String] = []) -> [FileEntry] {
+    manifests.flatMap {
+      $0.files.filter { $0.prefix != nil && Planner.mayMatchBelow($0.qualifiedID, patterns: only) }
+    }
   }
 
   /// The journal's last listing of each prefix, or none.
-  public static func recorded(_ manifests: [Manifest], journal: [String: PrefixListing]) -> [String: PrefixSource] {
+  public static func recorded(_ manifests: [Manifest], journal: [String: PrefixListing], only: [String] = [])
+    -> [String: PrefixSource]
+  {
     var out: [String: PrefixSource] = [:]
-    for e in entries(manifests) { out[e.qualifiedID] = journal[e.qualifiedID].map(PrefixSource.recorded) ?? .unlisted }
+    for e in entries(manifests, only: only) {
+      out[e.qualifiedID] = journal[e.qualifiedID].map(PrefixSource.recorded) ?? .unlisted
+    }
     return out
   }
 
@@ -38,11 +44,11 @@ public enum PrefixListings {
   }
 
   /// Every prefix listed now.
-  public static func listed(_ manifests: [Manifest], plugins: PluginRegistry, options: Options) -> [String:
-    PrefixSource]
-  {
+  public static func listed(
+    _ manifests: [Manifest], plugins: PluginRegistry, options: Options, only: [String] = []
+  ) -> [String: PrefixSource] {
     var out: [String: PrefixSource] = [:]
-    for e in entries(manifests) { out[e.qualifiedID] = list(e, plugins: plugins, options: options) }
+    for e in entries(manifests, only: only) { out[e.qualifiedID] = list(e, plugins: plugins, options: options) }
     return out
   }
 }

@@ -271,6 +271,7 @@ extension PrefixSummary {
       o.append(("source", .string("failed")))
       o.append(("error", .string(why)))
     case .unlisted: o.append(("source", .string("unlisted")))
+    case .unselected: o.append(("source", .string("unselected")))
     }
     o += [
       ("objects", .int(Int64(listed))), ("selected", .int(Int64(selected))),

@@ -26,7 +26,7 @@ public final class ApplySession {
     writer.reserveStates(manifests.reduce(0) { $0 + $1.files.count })
     recovered = writer.recovered
     journal = SessionJournal(writer)
-    let expanded = Self.expand(manifests, journal: journal, list: list)
+    let expanded = Self.expand(manifests, journal: journal, only: options.only, list: list)
     self.manifests = expanded.manifests
     var facts = FactGatherer.gather(for: expanded.manifests, journal: journal.tasks, now: Timestamp.current())
     facts.listed = expanded.listed
@@ -38,10 +38,10 @@ public final class ApplySession {
 
   /// Each prefix entry made into its objects' entries; a listing made now is
   /// recorded in the journal (when its objects changed) for offline plans.
-  static func expand(_ manifests: [Manifest], journal: SessionJournal, list: ((FileEntry) -> PrefixSource)?)
-    -> PrefixExpansion.Result
-  {
-    let prefixes = PrefixListings.entries(manifests)
+  static func expand(
+    _ manifests: [Manifest], journal: SessionJournal, only: [String], list: ((FileEntry) -> PrefixSource)?
+  ) -> PrefixExpansion.Result {
+    let prefixes = PrefixListings.entries(manifests, only: only)
     guard !prefixes.isEmpty else { return PrefixExpansion.Result(manifests: manifests) }
     var sources: [String: PrefixSource] = [:]
     for e in prefixes {
@@ -50,7 +50,7 @@ public final class ApplySession {
       if case .listed(let l) = source { journal.record(listing: l, of: id) }
       sources[id] = source
     }
-    return PrefixExpansion.expand(manifests, sources: sources, journal: journal.tasks)
+    return PrefixExpansion.expand(manifests, sources: sources, journal: journal.tasks, only: only)
   }
 
   /// What the command line asks for over the manifests' `limits`.

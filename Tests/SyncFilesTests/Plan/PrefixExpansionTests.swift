@@ -134,3 +134,27 @@ private func listing(_ keys: [String], size: Int64 = 10) -> PrefixListing {
     #expect(S3ListPage(xml: "<Error><Code>AccessDenied</Code></Error>") == nil)
   }
 }
+
+/// Which prefixes `--only` may reach, so that the others are never listed.
+@Suite struct OnlyPrefixTests {
+  @Test func aPatternReachesAPrefixByItsIdOrByAnObjectBelowIt() {
+    let id = "m/shards"
+    for p in ["m/shards", "m/*", "*", "m/shards/*", "m/shards/v2/a.bin", "m/sh*", "m/shards/v?/*"] {
+      #expect(Planner.mayMatchBelow(id, patterns: [p]), "\(p) may select an object below \(id)")
+    }
+    for p in ["m/good", "m/shardsX", "other/*", "m/shardsX/*", "m/good/*"] {
+      #expect(!Planner.mayMatchBelow(id, patterns: [p]), "\(p) selects nothing below \(id)")
+    }
+    #expect(Planner.mayMatchBelow(id, patterns: []), "no --only selects everything")
+    #expect(Planner.mayMatchBelow(id, patterns: ["m/good", "m/shards/x"]))
+  }
+
+  @Test func anUnselectedPrefixIsNotExpandedFromTheListingItWasGiven() {
+    let m = prefixManifest("prune: true")
+    let r = PrefixExpansion.expand(
+      [m], sources: ["m/p": .listed(listing(["a"]))], journal: [:], only: ["m/other"])
+    #expect(r.manifests[0].files.isEmpty)
+    #expect(r.prefixes.first?.source == .unselected)
+    #expect(r.prefixes.first?.prunes.isEmpty == true)
+  }
+}

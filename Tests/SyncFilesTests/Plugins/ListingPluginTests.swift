@@ -39,6 +39,34 @@ import Testing
 
   var env: [String: String] { ["SYNCFILES_PLUGIN_PATH": dir + "/plugins"] }
 
+  /// `--only` selects prefixes too (SPEC §10.3): one it does not select is
+  /// not listed, so its failure cannot fail the run; one whose objects it
+  /// selects by a glob below it is listed.
+  @Test func onlyLeavesAnUnselectedPrefixUnlisted() throws {
+    write(Array("one".utf8), to: data + "/set/a.txt")
+    write(Array("two".utf8), to: data + "/set/sub/b.txt")
+    write(Array("single".utf8), to: data + "/single.txt")
+    manifest([
+      "{id: good, url: 'tree://single.txt', destination: single.txt}",
+      "{id: set, url: 'tree://set/', destination: set}",
+      "{id: broken, url: 'flat://x/', destination: flat}",
+    ])
+    let r = try apply(["--only", "m/good"], env: env)
+    #expect(r.run.status == 0, "\(r.run.stdout)\(r.run.stderr)")
+    #expect(r.outcome("m/good") == "installed")
+    #expect(r.outcome("m/set/a.txt") == nil, "an unselected prefix makes no task")
+    let prefixes = r.object["prefixes"] as? [[String: Any]] ?? []
+    #expect(prefixes.allSatisfy { $0["source"] as? String == "unselected" }, "\(prefixes)")
+    let plan = try run(["plan", "--remote", "--only", "m/good", "m.yaml"], cwd: dir, env: env)
+    #expect(plan.status == 0, "\(plan.stdout)\(plan.stderr)")
+    #expect(plan.stdout.contains("m/broken: not selected by --only"), "\(plan.stdout)")
+
+    let below = try apply(["--only", "m/set/sub/*"], env: env)
+    #expect(below.run.status == 0, "\(below.run.stdout)\(below.run.stderr)")
+    #expect(below.outcome("m/set/sub/b.txt") == "installed")
+    #expect(below.outcome("m/set/a.txt") == "skipped", "listed, not selected")
+  }
+
   @Test func aPluginThatListsServesAPrefixAndOneThatDoesNotFailsOnlyItsPrefix() throws {
     write(Array("one".utf8), to: data + "/set/a.txt")
     write(Array("two".utf8), to: data + "/set/sub/b.txt")
