@@ -24,13 +24,17 @@ extension TransferEngine {
     // Resuming may hand bytes to the write callback at once, which may pause it again.
     paused.removeAll()
     for (t, n) in waiting {
-      let wait = bucket.secondsUntil(n, reserved: reserved, now: now)
+      // Room for a tenth of a second's worth, not only the refused read: the
+      // transfer then runs for a while before it pauses again, so a capped
+      // transfer wakes the engine a few times a second, not for every read.
+      let batch = max(n, Int(min(bucket.rate / 10, 256 * 1024)))
+      let wait = bucket.secondsUntil(batch, reserved: reserved, now: now)
       if wait > 0 {
         still.append((t, n))
         soonest = min(soonest, wait)
         continue
       }
-      reserved += Int64(n)
+      reserved += Int64(batch)
       if let easy = t.easy { curl_easy_pause(easy.handle, sf_pause_cont) }
     }
     paused = still + paused
