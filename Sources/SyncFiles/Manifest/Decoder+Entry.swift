@@ -84,6 +84,7 @@ extension ManifestDecoder {
     var o = options(f, retry: retry, timeout: timeout)
     if url.namesPrefix {
       o.prefix = PrefixOptions(include: f.include ?? [], exclude: f.exclude ?? [], prune: f.prune ?? false)
+      o.prefix?.pruneMax = f.pruneMax ?? .default
     }
     checkNetwork(o.network, marks: f.marks)
     if o.discretionary && manifest.conditions.isEmpty {

@@ -43,7 +43,18 @@ extension ManifestDecoder {
     if let p = f[.include] { r.include = globs(p, "include") }
     if let p = f[.exclude] { r.exclude = globs(p, "exclude") }
     if let p = f[.prune] { r.prune = bool(p, "prune") }
+    if let p = f[.pruneMax] { r.pruneMax = decodePruneMax(p, label("prune_max")) }
     return r
+  }
+
+  /// `prune_max`: a count of files (`10`) or a share of those the prefix installed (`50%`).
+  mutating func decodePruneMax(_ node: YAMLNode, _ what: String) -> PruneLimit? {
+    guard let text = string(node, what) else { return nil }
+    if let limit = PruneLimit.parse(text) { return limit }
+    error(
+      node.mark,
+      "\(what) must be a count of files such as 10, or a percentage from 0% to 100% such as 50%, found '\(text)'")
+    return nil
   }
 
   /// `include` or `exclude`: a glob, or a list of them, over the keys below a prefix.

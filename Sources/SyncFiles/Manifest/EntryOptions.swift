@@ -137,9 +137,49 @@ public struct PrefixOptions: Sendable, Hashable {
   public var exclude: [String] = []
   /// Remove files this entry installed whose objects are gone from a complete listing.
   public var prune = false
+  /// At most this much removed by one run's prune, or nothing is (SPEC §10.3).
+  public var pruneMax = PruneLimit.default
   public init(include: [String] = [], exclude: [String] = [], prune: Bool = false) {
     self.include = include
     self.exclude = exclude
     self.prune = prune
+  }
+}
+
+/// `prune_max`: how many of the files a prefix installed one run may remove.
+public enum PruneLimit: Sendable, Hashable {
+  case count(Int)
+  /// A share of the installed files, 0 to 100.
+  case percent(Double)
+
+  public static let `default` = PruneLimit.percent(50)
+
+  /// `10` or `50%` (a fraction such as `12.5%` too).
+  static func parse(_ text: String) -> PruneLimit? {
+    if text.hasSuffix("%") {
+      guard let p = Double(text.dropLast()), p >= 0, p <= 100, p.isFinite else { return nil }
+      return .percent(p)
+    }
+    guard let n = Int(text), n >= 0 else { return nil }
+    return .count(n)
+  }
+
+  /// Whether removing `removing` of `installed` files is allowed. One file
+  /// may always go: the guard is against emptying a folder, not against
+  /// an object deleted upstream.
+  public func allows(removing: Int, of installed: Int) -> Bool {
+    guard removing > 1 else { return true }
+    switch self {
+    case .count(let n): return removing <= n
+    case .percent(let p): return Double(removing) <= Double(installed) * p / 100
+    }
+  }
+
+  /// As written in a manifest.
+  public var text: String {
+    switch self {
+    case .count(let n): return "\(n)"
+    case .percent(let p): return p == p.rounded() ? "\(Int(p))%" : "\(p)%"
+    }
   }
 }

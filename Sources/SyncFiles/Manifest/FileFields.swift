@@ -31,6 +31,8 @@ struct FileFields {
   var include: [String]?
   var exclude: [String]?
   var prune: Bool?
+  /// How much one run's prune may remove (entry or `defaults`).
+  var pruneMax: PruneLimit?
   /// Where each key was written, for errors that involve two keys.
   var marks = Fields<SourceMark>()
 
@@ -54,6 +56,7 @@ struct FileFields {
     r.netrc = netrc ?? d.netrc
     r.segments = segments ?? d.segments
     r.cacheMaxAge = cacheMaxAge ?? d.cacheMaxAge
+    r.pruneMax = pruneMax ?? d.pruneMax
     // Mappings merge key by key.
     if let ds = d.s3 { r.s3 = (s3 ?? S3Options()).over(ds) }
     if let dt = d.tls { r.tls = (tls ?? TLSOptions()).over(dt) }

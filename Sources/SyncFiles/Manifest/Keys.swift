@@ -3,7 +3,7 @@
 enum FileKey: Int, CaseIterable {
   case id, url, mirrors, destination, expectedBytes, maxBytes, sha256, schedule, notBefore
   case discretionary, headers, mode, retry, timeout, onChange, verify, tls, proxy, netrc
-  case segments, cacheMaxAge, s3, include, exclude, prune
+  case segments, cacheMaxAge, s3, include, exclude, prune, pruneMax
 
   /// The key as written in a manifest.
   var name: String { Keys.file[rawValue] }
@@ -49,7 +49,7 @@ enum FileKey: Int, CaseIterable {
       default: found = .exclude
       }
     case 8: found = name == "schedule" ? .schedule : .segments
-    case 9: found = name == "max_bytes" ? .maxBytes : .onChange
+    case 9: found = name == "max_bytes" ? .maxBytes : name == "on_change" ? .onChange : .pruneMax
     case 10: found = .notBefore
     case 11: found = .destination
     case 13: found = name == "discretionary" ? .discretionary : .cacheMaxAge
@@ -69,7 +69,7 @@ enum Keys {
   static let file = [
     "id", "url", "mirrors", "destination", "expected_bytes", "max_bytes", "sha256", "schedule", "not_before",
     "discretionary", "headers", "mode", "retry", "timeout", "on_change", "verify", "tls", "proxy", "netrc",
-    "segments", "cache_max_age", "s3", "include", "exclude", "prune",
+    "segments", "cache_max_age", "s3", "include", "exclude", "prune", "prune_max",
   ]
   /// Keys that name one particular file and so cannot have a default.
   static let perFileOnly = ["id", "url", "mirrors", "destination", "sha256"]

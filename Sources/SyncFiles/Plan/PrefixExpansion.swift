@@ -34,6 +34,9 @@ public struct PrefixSummary: Sendable, Hashable {
   public var prunes: [PlannedPrune] = []
   /// `prune: true` was asked.
   public var pruneAsked = false
+  /// Why this run's prune removes nothing although files are gone: more
+  /// would go than `prune_max` allows. The prefix then fails.
+  public var pruneRefused: String?
 
   /// One line: where the objects came from, how many became tasks.
   public var text: String {
@@ -79,7 +82,9 @@ public enum PrefixExpansion {
         var summary = PrefixSummary(id: e.qualifiedID, url: e.url.display, source: source)
         summary.pruneAsked = options.prune
         files += children(of: e, options: options, source: source, summary: &summary, listed: &out.listed)
-        if options.prune, case .listed(let l) = source { summary.prunes = prunes(of: e, listing: l, journal: journal) }
+        if options.prune, case .listed(let l) = source {
+          guarded(prunes(of: e, listing: l, journal: journal), options.pruneMax, e, journal, &summary)
+        }
         out.prefixes.append(summary)
       }
       out.manifests[m].files = files
@@ -141,6 +146,23 @@ public enum PrefixExpansion {
       if part.hasSuffix(".syncfiles-partial") { return "ends as syncfiles' own partial files do" }
     }
     return nil
+  }
+
+  /// The prunes, unless they would remove more than `prune_max` of the
+  /// files the entry installed: then none, and the reason (SPEC §10.3). An
+  /// empty listing removes them all, so it is refused unless allowed.
+  static func guarded(
+    _ prunes: [PlannedPrune], _ limit: PruneLimit, _ e: FileEntry, _ journal: [String: TaskState],
+    _ summary: inout PrefixSummary
+  ) {
+    let below = e.qualifiedID + "/"
+    let installed = journal.reduce(0) { $0 + ($1.key.hasPrefix(below) && $1.value.installed != nil ? 1 : 0) }
+    guard !limit.allows(removing: prunes.count, of: installed) else {
+      summary.prunes = prunes
+      return
+    }
+    summary.pruneRefused =
+      "prune would remove \(prunes.count) of the \(installed) files this prefix installed, more than prune_max (\(limit.text)) allows; nothing was removed (an empty or wrong listing looks like this). If the objects really are gone, set prune_max: 100% for one run"
   }
 
   /// Files this entry installed (the journal says so) whose objects the

@@ -66,6 +66,7 @@ public enum PlanReport {
       out += "\nprefix " + s.text
       for u in s.unusable { out += "\n  not a file: \(u)" }
       for r in s.prunes { out += "\n  prune \(r.path) (its object is gone; removed only if unchanged since installed)" }
+      if let refused = s.pruneRefused { out += "\n  \(refused)" }
       if s.pruneAsked, case .recorded = s.source {
         out += "\n  prune: needs a listing made now (apply, or plan --remote)"
       }
@@ -276,6 +277,7 @@ extension PrefixSummary {
     o += [
       ("objects", .int(Int64(listed))), ("selected", .int(Int64(selected))),
       ("unusable", .array(unusable.map(JSONValue.string))), ("prune", .array(prunes.map { .string($0.path) })),
+      ("prune_refused", pruneRefused.map(JSONValue.string) ?? .null),
     ]
     return .object(o)
   }

@@ -29,6 +29,7 @@ enum Pruner {
       var out = PrefixOutcome(id: p.id, line: p.text)
       out.unusable = p.unusable
       if case .failed(let why) = p.source { out.error = why }
+      if let refused = p.pruneRefused { out.error = refused }
       guard !stopped else {
         if !p.prunes.isEmpty { out.kept = p.prunes.map { "\($0.path): the run stopped before pruning" } }
         return out

@@ -158,3 +158,20 @@ private func listing(_ keys: [String], size: Int64 = 10) -> PrefixListing {
     #expect(r.prefixes.first?.prunes.isEmpty == true)
   }
 }
+
+/// `prune_max`: a count or a share of the installed files; one file may always go.
+@Suite struct PruneLimitTests {
+  @Test func parsesCountsAndPercentagesAndRefusesTheRest() {
+    #expect(PruneLimit.parse("10") == .count(10) && PruneLimit.parse("50%") == .percent(50))
+    #expect(PruneLimit.parse("12.5%") == .percent(12.5))
+    for bad in ["-1", "101%", "x", "%", "1e3%", "5 %"] { #expect(PruneLimit.parse(bad) == nil, "\(bad)") }
+  }
+
+  @Test func oneFileMayAlwaysGoAndMoreOnlyWithinTheLimit() {
+    #expect(PruneLimit.percent(0).allows(removing: 1, of: 1))
+    #expect(PruneLimit.percent(50).allows(removing: 3, of: 6) && !PruneLimit.percent(50).allows(removing: 4, of: 6))
+    #expect(!PruneLimit.percent(50).allows(removing: 6, of: 6), "an empty listing")
+    #expect(PruneLimit.percent(100).allows(removing: 6, of: 6))
+    #expect(PruneLimit.count(2).allows(removing: 2, of: 100) && !PruneLimit.count(2).allows(removing: 3, of: 100))
+  }
+}

@@ -67,6 +67,34 @@ import Testing
     #expect(below.outcome("m/set/a.txt") == "skipped", "listed, not selected")
   }
 
+  /// `prune` never empties a folder by surprise (SPEC §10.3): a listing
+  /// that would remove more than `prune_max` (50% by default) removes
+  /// nothing and fails the prefix, naming the key; the other objects are
+  /// still fetched. An empty listing counts as removing everything.
+  @Test func aPruneOverPruneMaxRemovesNothingAndFailsThePrefix() throws {
+    for k in 1...6 { write(Array("file \(k)".utf8), to: data + "/set/f\(k).txt") }
+    manifest(["{id: set, url: 'tree://set/', destination: set, prune: true}"])
+    #expect(try apply([], env: env).run.status == 0)
+    for k in 1...4 { try FileManager.default.removeItem(atPath: data + "/set/f\(k).txt") }
+    write(Array("new".utf8), to: data + "/set/new.txt")
+    let most = try apply([], env: env)
+    #expect(most.run.status == 1, "\(most.run.stdout)")
+    #expect(most.outcome("m/set/new.txt") == "installed", "the other objects are still fetched")
+    #expect((1...6).allSatisfy { out("set/f\($0).txt") != nil }, "nothing removed")
+    let error = (most.object["prefixes"] as? [[String: Any]])?.first?["error"] as? String ?? ""
+    #expect(error.contains("remove 4 of the 6 files") && error.contains("prune_max: 100%"), "\(error)")
+
+    try FileManager.default.removeItem(atPath: data + "/set")
+    let empty = try apply([], env: env)
+    #expect(empty.run.status == 1, "an empty listing removes nothing")
+    #expect((1...6).allSatisfy { out("set/f\($0).txt") != nil } && out("set/new.txt") != nil)
+
+    manifest(["{id: set, url: 'tree://set/', destination: set, prune: true, prune_max: 100%}"])
+    let allowed = try apply([], env: env)
+    #expect(allowed.run.status == 0, "\(allowed.run.stdout)")
+    #expect((1...6).allSatisfy { out("set/f\($0).txt") == nil } && out("set/new.txt") == nil)
+  }
+
   @Test func aPluginThatListsServesAPrefixAndOneThatDoesNotFailsOnlyItsPrefix() throws {
     write(Array("one".utf8), to: data + "/set/a.txt")
     write(Array("two".utf8), to: data + "/set/sub/b.txt")

@@ -105,6 +105,14 @@ func sha256Hex(_ bytes: [UInt8]) -> String {
 }
 
 /// The JSON object `apply --format json` printed, and its tasks by id.
+/// An apply whose stdout was no JSON object: what it printed instead.
+struct NotJSON: Error, CustomStringConvertible {
+  var status: Int32
+  var stdout: String
+  var stderr: String
+  var description: String { "exit \(status), stdout not JSON: \(stdout.prefix(500))\nstderr: \(stderr.prefix(2000))" }
+}
+
 struct ApplyResult {
   var run: Run
   var object: [String: Any]
@@ -112,7 +120,10 @@ struct ApplyResult {
 
   init(_ run: Run) throws {
     self.run = run
-    object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any] ?? [:]
+    guard let parsed = try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any] else {
+      throw NotJSON(status: run.status, stdout: run.stdout, stderr: run.stderr)
+    }
+    object = parsed
     let list = object["tasks"] as? [[String: Any]] ?? []
     tasks = Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as! String, $0) })
   }
