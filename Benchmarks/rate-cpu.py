@@ -22,7 +22,9 @@ def main():
     a.add_argument("--rounds", type=int, default=3)
     a.add_argument("--size", type=int, default=50_000_000)
     args = a.parse_args()
+    args.syncfiles = os.path.abspath(args.syncfiles)
     work = tempfile.mkdtemp(prefix="rate-cpu-")
+    os.chmod(work, 0o755)  # nginx workers read the file
     www = os.path.join(work, "www")
     os.makedirs(www)
     deterministic(os.path.join(www, "big.bin"), args.size, 11)

@@ -69,7 +69,7 @@ final class VerboseSink {
     if let colon = line.firstIndex(of: ":"), Self.hidden.contains(line[..<colon].lowercased()) {
       return line[...colon] + " ***"
     }
-    return secrets.masking(line, with: "***")
+    return PresignedQuery.masking(secrets.masking(line, with: "***"), with: "***")
   }
 }
 
