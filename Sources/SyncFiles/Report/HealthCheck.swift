@@ -13,6 +13,8 @@ public enum HealthCheck {
       case overdue
       /// A hook failed and is owed.
       case hookOwed = "hook_owed"
+      /// The destination was installed and is gone since (deleted by hand).
+      case destinationMissing = "destination_missing"
     }
     public var id: String
     public var kind: Kind
@@ -63,6 +65,12 @@ public enum HealthCheck {
     if s.changeHookPending || s.completeHookPending {
       let hook = s.changeHookPending ? "on_change" : "hooks.on_complete"
       out.append(Fault(id: id, kind: .hookOwed, message: "\(hook) failed and runs again on the next apply"))
+    }
+    if let t = subject.planned, t.destinationMissing, s.installed != nil {
+      out.append(
+        Fault(
+          id: id, kind: .destinationMissing,
+          message: "\(t.entry.destinationPath) was installed and is gone since; the next apply downloads it again"))
     }
     if let t = subject.planned, let late = overdue(t, s, now: now, maxLate: maxLate) {
       out.append(Fault(id: id, kind: .overdue, message: late))

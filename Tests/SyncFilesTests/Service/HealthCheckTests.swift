@@ -147,5 +147,12 @@ private func succeeded(_ when: String) -> TaskState {
     #expect(r.status == 0, "\(r.stdout)")
     r = try run(["status", "--max-late", "1d", "m.yaml"], cwd: dir)
     #expect(r.status == 2 && r.stderr.contains("--max-late is for health checks"))
+
+    // A destination deleted by hand since its install is a fault, named (SPEC §10.3).
+    try FileManager.default.removeItem(atPath: dir + "/out/a.bin")
+    r = try run(["status", "--check", "--max-late", "1d", "m.yaml"], cwd: dir)
+    #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+    #expect(
+      r.stdout.contains("m/a: destination missing: ") && r.stdout.contains("out/a.bin was installed"), "\(r.stdout)")
   }
 }
