@@ -159,7 +159,7 @@ struct LoadedSession {
       }
     }
     let refined = RemoteRefinement.refine(
-      plan, facts: facts, secrets: Secrets(all: set.manifests.map(\.secrets)), options: probe)
+      plan, facts: facts, journal: journal.tasks, secrets: Secrets(all: set.manifests.map(\.secrets)), options: probe)
     return (refined, facts)
   }
 

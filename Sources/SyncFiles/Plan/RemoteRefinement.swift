@@ -32,15 +32,17 @@ public enum RemoteRefinement {
   /// Asks the servers, then refines: sizes of downloads, changed or unchanged
   /// for revalidations, a changed version behind a partial. Never transfers a body.
   public static func refine(
-    _ plan: SessionPlan, facts: Facts, secrets: Secrets, options: RemoteProbe.Options
+    _ plan: SessionPlan, facts: Facts, journal: [String: TaskState], secrets: Secrets, options: RemoteProbe.Options
   ) -> SessionPlan {
     let (asked, failed) = requests(plan, secrets: secrets, mapped: options.mapped)
     let answers = RemoteProbe.probe(asked, options: options).merging(failed) { a, _ in a }
-    return refine(plan, answers: answers, facts: facts)
+    return refine(plan, answers: answers, facts: facts, journal: journal)
   }
 
   /// The plan with the servers' answers (keyed by task id) folded in.
-  public static func refine(_ plan: SessionPlan, answers: [String: RemoteFact], facts: Facts) -> SessionPlan {
+  public static func refine(
+    _ plan: SessionPlan, answers: [String: RemoteFact], facts: Facts, journal: [String: TaskState] = [:]
+  ) -> SessionPlan {
     var out = plan
     for i in out.tasks.indices {
       guard let f = answers[out.tasks[i].id] else { continue }
@@ -66,7 +68,7 @@ public enum RemoteRefinement {
             t.bytesToTransfer = max(0, n - t.resumeOffset)
           }
         case .revalidate:
-          t.reason = "changed on the server" + (f.contentLength.map { ": \(ByteSize.format($0)) to transfer" } ?? "")
+          t.reason = revalidated(f, asked: t.request, installed: journal[t.id]?.installed)
           t.bytesToTransfer = f.contentLength ?? t.entry.expectedBytes
         default: break
         }
@@ -75,5 +77,27 @@ public enum RemoteRefinement {
     }
     out.disk = Planner.diskChecks(out.tasks, facts: facts)
     return out
+  }
+
+  /// What a 200 to a revalidation says (SPEC §10.3). To a conditional
+  /// request it means changed. To an unconditional one (a file installed
+  /// under a weak date) only a changed validator or size is evidence;
+  /// otherwise the plan cannot tell without fetching.
+  static func revalidated(_ f: RemoteFact, asked: RequestPolicy, installed: TaskState.Installed?) -> String {
+    let size = f.contentLength.map { ": \(ByteSize.format($0)) to transfer" } ?? ""
+    if asked.isConditional { return "changed on the server" + size }
+    if let i = installed {
+      if let now = f.validators.etag, let was = i.etag, now != was {
+        return "changed on the server: ETag \(now), installed \(was)" + size
+      }
+      if let n = f.contentLength, n != i.size {
+        return "changed on the server: \(n) B, installed \(i.size) B"
+      }
+      if let now = f.validators.lastModified, let was = i.lastModified, now != was {
+        return "changed on the server: Last-Modified \(now), installed \(was)" + size
+      }
+    }
+    return
+      "cannot tell without fetching: installed under a weak Last-Modified, and the server names the same version and size; apply fetches it and keeps it unchanged if the bytes are identical"
   }
 }
