@@ -9,6 +9,25 @@ public struct RetryPolicy: Sendable, Hashable {
     self.backoff = backoff
     self.maxBackoff = maxBackoff
   }
+
+  /// The wait before retry `k` (1 for the first): `backoff` doubled for each
+  /// retry after the first, times a jitter between half and all of it (`unit`
+  /// in [0, 1), so that many clients do not retry in step), at least the
+  /// server's Retry-After, at most `max_backoff`. The one retry formula, for
+  /// transfers and for listings.
+  public func delay(beforeRetry k: Int, retryAfter: Double?, unit: Double) -> Double {
+    Self.delay(
+      backoff: Double(backoff.seconds), maxBackoff: Double(maxBackoff.seconds), beforeRetry: k,
+      retryAfter: retryAfter, unit: unit)
+  }
+
+  public static func delay(
+    backoff: Double, maxBackoff: Double, beforeRetry k: Int, retryAfter: Double?, unit: Double
+  ) -> Double {
+    var d = backoff * Double(1 << min(max(k, 1) - 1, 30)) * (0.5 + unit * 0.5)
+    if let retryAfter { d = max(d, retryAfter) }
+    return min(d, maxBackoff)
+  }
 }
 
 public struct Timeouts: Sendable, Hashable {

@@ -15,6 +15,8 @@ public struct ListingRequest: Sendable {
   public var network: NetworkOptions
   public var headers: [Header]
   public var connectTimeout: TimeSpan
+  /// The entry's `retry`: a page is retried as a transfer is.
+  public var retry: RetryPolicy
   public var environment = NetworkEnvironment()
   /// `--verbose`: request and response headers, masked.
   public var verbose: (@Sendable (String) -> Void)? = nil
@@ -25,6 +27,7 @@ public struct ListingRequest: Sendable {
     network = entry.network
     headers = entry.headers
     connectTimeout = entry.timeout.connect
+    retry = entry.retry
     self.now = now
   }
 }

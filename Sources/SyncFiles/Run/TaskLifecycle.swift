@@ -308,9 +308,9 @@ public struct TaskLifecycle: Sendable, Equatable {
   /// many clients do not retry in step), at least the server's Retry-After,
   /// at most `maxBackoff`.
   mutating func backoff(afterPass k: Int, retryAfter: Double?) -> Double {
-    var delay = Self.doubled(retry.backoff, pass: k) * (0.5 + random.nextUnit() * 0.5)
-    if let retryAfter { delay = max(delay, retryAfter) }
-    return min(delay, retry.maxBackoff)
+    RetryPolicy.delay(
+      backoff: retry.backoff, maxBackoff: retry.maxBackoff, beforeRetry: k, retryAfter: retryAfter,
+      unit: random.nextUnit())
   }
 
   /// `backoff` doubled for each pass after the first: the one backoff

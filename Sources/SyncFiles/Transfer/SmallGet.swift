@@ -12,6 +12,8 @@ public enum SmallGet {
   public struct Answer: Sendable {
     public var status: Int
     public var body: [UInt8]
+    /// The answer's Retry-After, in seconds.
+    public var retryAfter: Double? = nil
   }
 
   public struct Options: Sendable {
@@ -57,7 +59,10 @@ public enum SmallGet {
       if case .failed(let f) = CurlFailure.outcome(code: code, easy: easy) { return .failure(f) }
       return .failure(.network(code: Int(code.rawValue), message: "the request failed", retryable: true))
     }
-    return .success(Answer(status: easy.info(CURLINFO_RESPONSE_CODE), body: sink.bytes))
+    var answer = Answer(status: easy.info(CURLINFO_RESPONSE_CODE), body: sink.bytes)
+    let after = easy.infoOff(CURLINFO_RETRY_AFTER)
+    if after > 0 { answer.retryAfter = Double(after) }
+    return .success(answer)
   }
 }
 

@@ -29,7 +29,7 @@ extension S3Source: PrefixLister {
       let target = settings.listTarget(
         bucket: bucket, prefix: prefix, continuation: token, pageSize: r.network.s3.pageSize ?? 1000)
       let page: S3ListPage
-      switch S3Listing.page(target, options: o, requests: &requests) {
+      switch S3Listing.page(target, options: o, retry: r.retry, requests: &requests) {
       case .failure(let why):
         return .failure(
           ListingFailure(
@@ -56,19 +56,30 @@ extension S3Source: PrefixLister {
 }
 
 enum S3Listing {
-  /// One page, tried up to three times when the store is busy or the network failed.
-  static func page(_ t: SignedTarget, options o: SmallGet.Options, requests: inout Int) -> Result<
-    S3ListPage, ListingFailure
-  > {
+  /// One page, retried as a transfer is (the entry's `retry`, SPEC §10.3):
+  /// after a network failure, a transient status (408, 429, 5xx) or a busy
+  /// store's code (`SlowDown`), waiting the backoff or the Retry-After.
+  static func page(
+    _ t: SignedTarget, options o: SmallGet.Options, retry: RetryPolicy, requests: inout Int
+  ) -> Result<S3ListPage, ListingFailure> {
     var why = ""
-    for attempt in 0..<3 {
-      if attempt > 0 { usleep(UInt32(500_000 << attempt)) }
+    var retryAfter: Double? = nil
+    var jitter = SystemRandomNumberGenerator()
+    for attempt in 0..<max(1, retry.attempts) {
+      if attempt > 0 {
+        let unit = Double(jitter.next() >> 11) / Double(1 << 53)
+        let delay = retry.delay(beforeRetry: attempt, retryAfter: retryAfter, unit: unit)
+        o.verbose?("\(o.id): listing page: \(why); retry \(attempt) of \(retry.attempts - 1) in \(delay)s")
+        usleep(UInt32(min(delay, 3600) * 1_000_000))
+      }
       requests += 1
+      retryAfter = nil
       switch SmallGet.fetch(t, options: o) {
       case .failure(let e):
         why = e.message
         if !e.isRetryable { return .failure(ListingFailure(why)) }
       case .success(let a):
+        retryAfter = a.retryAfter
         let body = String(decoding: a.body, as: UTF8.self)
         if a.status == 200 {
           guard let page = S3ListPage(xml: body) else {
@@ -78,7 +89,9 @@ enum S3Listing {
         }
         let code = S3Object.element("Code", in: body) ?? "HTTP \(a.status)"
         why = "\(code): \(S3Object.advice(code, status: a.status, message: S3Object.element("Message", in: body)))"
-        if !(S3Object.retryable(code) || a.status >= 500) { return .failure(ListingFailure(why)) }
+        if !(S3Object.retryable(code) || TransferOutcome.isTransient(status: a.status)) {
+          return .failure(ListingFailure(why))
+        }
       }
     }
     return .failure(ListingFailure(why))
