@@ -17,7 +17,12 @@ extension ManifestDecoder {
     }
     guard let id = f.id, let url = f.url, let dest = f.destination else { return nil }
     var relative = ""
-    switch Paths.confine(destination: dest.relative, root: manifest.root) {
+    // A prefix's destination is a folder, and may be written as one (`models/`).
+    var written = dest.relative
+    if url.namesPrefix {
+      while written.count > 1 && written.hasSuffix("/") { written.removeLast() }
+    }
+    switch Paths.confine(destination: written, root: manifest.root) {
     case .success(let r): relative = r
     case .failure(let e):
       error(dest.mark, e.message)

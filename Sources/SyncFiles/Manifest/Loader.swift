@@ -243,14 +243,31 @@ public struct ManifestLoader: Sendable {
         }
         guard let (folder, other) = found else { continue }
         let e = m.files[ei]
-        conflicts.append(
-          Self.conflict(
-            m, e,
-            "destination of '\(e.qualifiedID)' needs a folder at '\(folder)', which is the destination file of \(describe(other))"
-          ))
+        let outer = set.manifests[other.m].files[other.e]
+        guard let message = Self.nesting(e, in: outer, folder: folder, describe(other)) else { continue }
+        conflicts.append(Self.conflict(m, e, message))
       }
     }
     return set.masked(conflicts)
+  }
+
+  /// What is wrong with `e`'s destination lying below `outer`'s, or nil
+  /// when nothing is (SPEC §10.3): a file entry may lie inside a prefix's
+  /// folder (a listed key that lands on it is skipped), two prefixes'
+  /// folders may not nest, and nothing lies below a file.
+  static func nesting(_ e: FileEntry, in outer: FileEntry, folder: String, _ other: String) -> String? {
+    switch (e.prefix != nil, outer.prefix != nil) {
+    case (false, true): return nil
+    case (true, true):
+      return
+        "prefix '\(e.qualifiedID)' lists into the folder '\(e.destinationPath)', inside the folder '\(folder)' of prefix \(other); two prefixes' folders may not nest"
+    case (true, false):
+      return
+        "prefix '\(e.qualifiedID)' lists into the folder '\(e.destinationPath)', which needs a folder at '\(folder)', the destination file of \(other)"
+    case (false, false):
+      return
+        "destination of '\(e.qualifiedID)' needs a folder at '\(folder)', which is the destination file of \(other)"
+    }
   }
 
   /// Entries numbered across the session, manifest after manifest, for a

@@ -70,7 +70,10 @@ public enum PrefixExpansion {
     _ manifests: [Manifest], sources: [String: PrefixSource], journal: [String: TaskState], only: [String] = []
   ) -> Result {
     var out = Result(manifests: manifests)
-    for m in manifests.indices where manifests[m].files.contains(where: { $0.prefix != nil }) {
+    let prefixed = manifests.indices.filter { manifests[$0].files.contains(where: { $0.prefix != nil }) }
+    guard !prefixed.isEmpty else { return out }
+    let taken = fileDestinations(manifests)
+    for m in prefixed {
       var files: [FileEntry] = []
       for e in manifests[m].files {
         guard let options = e.prefix else {
@@ -81,7 +84,8 @@ public enum PrefixExpansion {
           Planner.mayMatchBelow(e.qualifiedID, patterns: only) ? sources[e.qualifiedID] ?? .unlisted : .unselected
         var summary = PrefixSummary(id: e.qualifiedID, url: e.url.display, source: source)
         summary.pruneAsked = options.prune
-        files += children(of: e, options: options, source: source, summary: &summary, listed: &out.listed)
+        files += children(
+          of: e, options: options, source: source, taken: taken, summary: &summary, listed: &out.listed)
         if options.prune, case .listed(let l) = source {
           guarded(prunes(of: e, listing: l, journal: journal), options.pruneMax, e, journal, &summary)
         }
@@ -92,10 +96,21 @@ public enum PrefixExpansion {
     return out
   }
 
+  /// The destinations of the entries that are no prefix, with their ids:
+  /// a file entry may lie inside a prefix's folder, and a key that would
+  /// land on it is skipped (SPEC §10.3).
+  static func fileDestinations(_ manifests: [Manifest]) -> [String: String] {
+    var out: [String: String] = [:]
+    for m in manifests {
+      for e in m.files where e.prefix == nil { out[e.destinationPath] = e.qualifiedID }
+    }
+    return out
+  }
+
   /// The selected objects' entries.
   static func children(
-    of e: FileEntry, options: PrefixOptions, source: PrefixSource, summary: inout PrefixSummary,
-    listed: inout [String: ListedObject]
+    of e: FileEntry, options: PrefixOptions, source: PrefixSource, taken: [String: String],
+    summary: inout PrefixSummary, listed: inout [String: ListedObject]
   ) -> [FileEntry] {
     let objects: [ListedObject]
     switch source {
@@ -117,6 +132,10 @@ public enum PrefixExpansion {
       }
       guard include.isEmpty || Glob.any(include, o.key), !Glob.any(exclude, o.key) else { continue }
       let v = e.values
+      if let owner = taken[v.destinationPath + "/" + o.key] {
+        summary.unusable.append("\(o.key): lands on the destination of '\(owner)', which keeps it; skipped")
+        continue
+      }
       var c = FileEntry.Values(
         qualifiedID: v.qualifiedID + "/" + o.key, idStart: Int(v.idStart),
         url: v.url.appending(o.key, sharedHead: &head),

@@ -95,6 +95,41 @@ import Testing
     #expect((1...6).allSatisfy { out("set/f\($0).txt") == nil } && out("set/new.txt") == nil)
   }
 
+  /// A prefix's destination is a folder and may be written as one
+  /// (`models/`); a file entry inside it is allowed, and a listed key that
+  /// would land on it is said and skipped (SPEC §10.3).
+  @Test func aPrefixFolderWrittenWithASlashHoldsAFileEntryWhoseKeyIsSkipped() throws {
+    write(Array("shard".utf8), to: data + "/set/a.bin")
+    write(Array("listed readme".utf8), to: data + "/set/README.md")
+    write(Array("our readme".utf8), to: dir + "/readme.src")
+    manifest([
+      "{id: shards, url: 'tree://set/', destination: models/}",
+      "{id: readme, url: 'file://\(dir)/readme.src', destination: models/README.md}",
+    ])
+    let v = try run(["validate", "m.yaml"], cwd: dir, env: env)
+    #expect(v.status == 0, "\(v.stdout)\(v.stderr)")
+    let r = try apply([], env: env)
+    #expect(r.run.status == 0, "\(r.run.stdout)\(r.run.stderr)")
+    #expect(out("models/a.bin") == Array("shard".utf8))
+    #expect(out("models/README.md") == Array("our readme".utf8))
+    #expect(r.outcome("m/shards/README.md") == nil)
+    let unusable = (r.object["prefixes"] as? [[String: Any]])?.first?["unusable"] as? [String] ?? []
+    #expect(unusable.contains { $0.contains("README.md: lands on the destination of 'm/readme'") }, "\(unusable)")
+  }
+
+  @Test func twoPrefixesWhoseFoldersNestAreAnErrorNamingBothAsPrefixes() throws {
+    manifest([
+      "{id: outer, url: 'tree://set/', destination: models/}",
+      "{id: inner, url: 'tree://set/sub/', destination: models/sub/}",
+    ])
+    let v = try run(["validate", "m.yaml"], cwd: dir, env: env)
+    #expect(v.status == 2)
+    #expect(
+      v.stderr.contains("prefix 'm/inner' lists into the folder") && v.stderr.contains("of prefix 'm/outer'")
+        && v.stderr.contains("two prefixes' folders may not nest"), "\(v.stderr)")
+    #expect(!v.stderr.contains("destination file"), "a folder is not called a file: \(v.stderr)")
+  }
+
   @Test func aPluginThatListsServesAPrefixAndOneThatDoesNotFailsOnlyItsPrefix() throws {
     write(Array("one".utf8), to: data + "/set/a.txt")
     write(Array("two".utf8), to: data + "/set/sub/b.txt")
