@@ -102,6 +102,9 @@ public final class Runner: @unchecked Sendable {
     var installing = 0
     /// Files done, for the progress line (a task the run stopped is not).
     var finished = 0
+    /// The progress line's total: the plan's expected bytes, each replaced by
+    /// what its task transferred once it ends, so the line ends at 100 %.
+    var expectedBytes: Int64? = nil
     /// Why the run stops early ("deadline", "SIGTERM"), once it does.
     var stopping: String? = nil
     var lastJournalSync = monotonicSeconds()
@@ -175,6 +178,8 @@ public final class Runner: @unchecked Sendable {
       releaseRetries(now: t)
       tick(now: t)
     }
+    // The last figures, where every task ended: 100 % of what was learned.
+    tick(now: monotonicSeconds())
     for t in transports.values { t.shutdown() }
     installer?.shutdown()
   }
@@ -326,7 +331,8 @@ public final class Runner: @unchecked Sendable {
     options.tick?(
       RunProgress(
         done: loop.finished, total: tasks.count, bytes: transports.values.reduce(0) { $0 + $1.bytesReceived },
-        expectedBytes: plan.expectedBytes, active: min(loop.active, options.parallel), elapsed: t - startTime,
+        expectedBytes: loop.expectedBytes ?? plan.expectedBytes, active: min(loop.active, options.parallel),
+        elapsed: t - startTime,
         current: loop.running.prefix(2).map(\.id)))
   }
 
@@ -334,6 +340,10 @@ public final class Runner: @unchecked Sendable {
   func settle(_ t: RunningTask) {
     // The progress line counts files done; a task the run stopped is not.
     if t.report.outcome != .interrupted { loop.finished += 1 }
+    if options.tick != nil, t.planned.runs {
+      let learned = t.report.bytesTransferred - t.report.bytesDiscarded
+      loop.expectedBytes = (loop.expectedBytes ?? plan.expectedBytes) + learned - (t.planned.bytesToTransfer ?? 0)
+    }
     for n in loop.same.release(after: t.number) where loop.stopping == nil {
       guard let f = task(n) else { continue }
       if t.report.outcome == .installed, copy(f, from: t) {
