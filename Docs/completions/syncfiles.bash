@@ -194,6 +194,7 @@ _syncfiles_apply() {
     # Offer option value completions
     case "${prev}" in
     '--journal')
+        __syncfiles_add_completions -f
         return
         ;;
     '--format')
@@ -204,6 +205,7 @@ _syncfiles_apply() {
         return
         ;;
     '--only')
+        __syncfiles_add_completions -W "$(__syncfiles_custom_complete ---completion apply -- --only "${COMP_CWORD}" "$(__syncfiles_cursor_index_in_current_word)")"
         return
         ;;
     '--parallel')
@@ -220,6 +222,7 @@ _syncfiles_apply() {
         return
         ;;
     '--metrics')
+        __syncfiles_add_completions -f
         return
         ;;
     esac
@@ -243,6 +246,7 @@ _syncfiles_plan() {
     # Offer option value completions
     case "${prev}" in
     '--journal')
+        __syncfiles_add_completions -f
         return
         ;;
     '--format')
@@ -253,6 +257,7 @@ _syncfiles_plan() {
         return
         ;;
     '--only')
+        __syncfiles_add_completions -W "$(__syncfiles_custom_complete ---completion plan -- --only "${COMP_CWORD}" "$(__syncfiles_cursor_index_in_current_word)")"
         return
         ;;
     '--horizon')
@@ -303,6 +308,7 @@ _syncfiles_status() {
     # Offer option value completions
     case "${prev}" in
     '--journal')
+        __syncfiles_add_completions -f
         return
         ;;
     '--format')

@@ -32,7 +32,8 @@ struct Apply: ParsableCommand {
 
   @OptionGroup var session: SessionOptions
   @Flag(help: "Plan only, exactly as `syncfiles plan`: nothing is transferred or written.") var dryRun = false
-  @Option(help: "Only tasks matching ID (name/id or a glob); repeatable.") var only: [String] = []
+  @Option(help: "Only tasks matching ID (name/id or a glob); repeatable.", completion: TaskCompletion.kind)
+  var only: [String] = []
   @Flag(help: "Ignore schedules, not_before and backoff (requests stay conditional).") var force = false
   @Option(help: "Concurrent transfers (default: limits.parallel, else 8).") var parallel: Int?
   @Option(
@@ -52,7 +53,7 @@ struct Apply: ParsableCommand {
   @Option(
     help: ArgumentHelp(
       "After the run, write Prometheus metrics to FILE (atomically); overrides the manifests' metrics key.",
-      valueName: "FILE"))
+      valueName: "FILE"), completion: .file())
   var metrics: String?
   @Argument(help: "Manifest files or folders of manifests.", completion: .file()) var paths: [String]
 

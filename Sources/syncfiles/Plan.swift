@@ -19,7 +19,8 @@ struct Plan: ParsableCommand {
   @OptionGroup var session: SessionOptions
   @Flag(help: "Ask the servers (HEAD / conditional requests, never a body) to refine sizes and changed/unchanged.")
   var remote = false
-  @Option(help: "Only tasks matching ID (name/id or a glob); repeatable.") var only: [String] = []
+  @Option(help: "Only tasks matching ID (name/id or a glob); repeatable.", completion: TaskCompletion.kind)
+  var only: [String] = []
   @Flag(help: "Plan as apply --force would: ignore schedules, not_before and backoff.") var force = false
   @Flag(
     name: [.short, .long],

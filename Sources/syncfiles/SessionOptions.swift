@@ -9,7 +9,8 @@ import SyncFiles
 struct SessionOptions: ParsableArguments {
   @Option(
     help:
-      "The journal file (default: $SYNCFILES_JOURNAL, the manifests' journal key, else $XDG_STATE_HOME/syncfiles/journal, ~/.local/state/syncfiles/journal; as root /var/lib/syncfiles/journal)."
+      "The journal file (default: $SYNCFILES_JOURNAL, the manifests' journal key, else $XDG_STATE_HOME/syncfiles/journal, ~/.local/state/syncfiles/journal; as root /var/lib/syncfiles/journal).",
+    completion: .file()
   )
   var journal: String?
 

@@ -118,6 +118,11 @@ extension ManifestDecoder {
       let hex = s.lowercased()
       if hex.count == 64 && hex.allSatisfy({ $0.isHexDigit }) {
         r.sha256 = hex
+      } else if hex.count == 64, let (i, c) = hex.enumerated().first(where: { !$0.element.isHexDigit }) {
+        error(
+          p.mark,
+          "sha256 must be 64 hexadecimal digits (as printed by sha256sum); character \(i + 1) is '\(c)', not a hexadecimal digit"
+        )
       } else {
         error(
           p.mark,

@@ -176,7 +176,8 @@ extension ManifestDecoder {
       }
     // A duplicate is still checked in full (SPEC §8.2), but never kept.
     guard let entry = made, !duplicate else { return }
-    if entry.expectedBytes == nil { files.missingExpected.append(entry.mark) }
+    // A prefix's objects take their sizes from the listing.
+    if entry.expectedBytes == nil && entry.prefix == nil { files.missingExpected.append(entry.mark) }
     files.manifest.files.append(entry)
   }
 

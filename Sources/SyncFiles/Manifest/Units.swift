@@ -170,6 +170,13 @@ public enum ByteSize {
     return parse(s)
   }
 
+  /// Two sizes to compare in one message: exact bytes when their rounded
+  /// forms would read the same (`3881 B > 3858 B`, not `3.8 KiB > 3.8 KiB`).
+  public static func format(_ a: Int64, beside b: Int64) -> (String, String) {
+    let (x, y) = (format(a), format(b))
+    return x == y && a != b ? ("\(a) B", "\(b) B") : (x, y)
+  }
+
   /// Human-readable IEC size, e.g. `4.5 KiB`, `100 MiB`, `512 B`.
   public static func format(_ bytes: Int64) -> String {
     if bytes < 1024 { return "\(bytes) B" }

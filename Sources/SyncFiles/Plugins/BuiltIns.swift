@@ -37,8 +37,8 @@ public struct SizeVerifier: VerifierPlugin {
       return .refetch("received \(input.size) bytes, the source announced \(total)")
     }
     if let exp = input.entry.expectedBytes, input.size > exp {
-      return .accept(
-        warnings: ["larger than expected_bytes: \(ByteSize.format(input.size)) > \(ByteSize.format(exp))"])
+      let (size, limit) = ByteSize.format(input.size, beside: exp)
+      return .accept(warnings: ["larger than expected_bytes: \(size) > \(limit)"])
     }
     return .accept(warnings: [])
   }

@@ -192,9 +192,10 @@ public final class Runner: @unchecked Sendable {
       let r = t.entry.retry
       let retry = TaskLifecycle.Retry(
         attempts: r.attempts, backoff: Double(r.backoff.seconds), maxBackoff: Double(r.maxBackoff.seconds))
+      var life = TaskLifecycle(sources: sources, retry: retry, seed: Runner.mix(runSeed, position))
+      life.hadDestination = !t.destinationMissing
       return RunningTask(
-        number: number, position: position, planned: t, manifest: manifestIndex(of: t),
-        life: TaskLifecycle(sources: sources, retry: retry, seed: Runner.mix(runSeed, position)),
+        number: number, position: position, planned: t, manifest: manifestIndex(of: t), life: life,
         report: reports[position])
     }
   }

@@ -131,6 +131,9 @@ public struct TaskLifecycle: Sendable, Equatable {
   /// Display names of the sources: the url, then the mirrors.
   public let sources: [String]
   public let retry: Retry
+  /// A destination was there when the run planned (a rejected file then
+  /// keeps it; with none, there is nothing to keep and no word of it).
+  public var hadDestination = true
   /// The source the next (or current) try uses.
   public private(set) var source = 0
   /// Passes over the sources so far.
@@ -250,7 +253,7 @@ public struct TaskLifecycle: Sendable, Equatable {
     case .refetch(let why):
       return startOver(why)
     case .rejected(let why):
-      return end(.failed, discard(always: true) + [.fail("\(why); the old file is kept")])
+      return end(.failed, discard(always: true) + [.fail(hadDestination ? "\(why); the old file is kept" : why)])
     case .cutShort(let why):
       return end(.failed, discard(always: true) + [.fail(why)])
     case .noPartial:

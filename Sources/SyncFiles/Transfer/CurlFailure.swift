@@ -41,7 +41,9 @@ enum CurlFailure {
       CURLE_TOO_MANY_REDIRECTS:
       return failed(libcurl, retryable: false, code: code)
     default:
-      return failed(detail.isEmpty || detail == base ? base : "\(base): \(detail)", retryable: true, code: code)
+      // libcurl's detail often ends with the same words ("…after 0 ms: Couldn't connect to server").
+      return failed(
+        detail.isEmpty || detail.contains(base) ? libcurl : "\(base): \(detail)", retryable: true, code: code)
     }
   }
 

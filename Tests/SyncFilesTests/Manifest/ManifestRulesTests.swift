@@ -59,7 +59,7 @@ struct Bad: CustomTestStringConvertible, Sendable {
     Bad("max_bytes: 0", at: 8, 16, "would abort every transfer"),
     Bad("expected_bytes: 2MiB", "max_bytes: 1MiB", at: 8, 21, "larger than max_bytes"),
     Bad("sha256: 3f2a", at: 8, 13, "64 hexadecimal digits"),
-    Bad("sha256: " + String(repeating: "g", count: 64), at: 8, 13, "64 hexadecimal digits"),
+    Bad("sha256: " + String(repeating: "g", count: 64), at: 8, 13, "character 1 is 'g', not a hexadecimal digit"),
     Bad("schedule: sometimes", at: 8, 15, "malformed schedule"),
     Bad("schedule: every 6", at: 8, 15, "needs a unit"),
     Bad("schedule: \"61 * * * *\"", at: 8, 15, "minute value 61"),

@@ -112,3 +112,12 @@ import Testing
     #expect(Timestamp(year: 2000, month: 2, day: 29).civil.weekday == 2)  // a Tuesday
   }
 }
+
+/// Two sizes in one message read differently when they differ.
+@Suite struct SizePairTests {
+  @Test func exactBytesWhenTheRoundedFormsWouldReadTheSame() {
+    #expect(ByteSize.format(3881, beside: 3858) == ("3881 B", "3858 B"))
+    #expect(ByteSize.format(5000, beside: 3858) == ("4.9 KiB", "3.8 KiB"))
+    #expect(ByteSize.format(3858, beside: 3858) == ("3.8 KiB", "3.8 KiB"))
+  }
+}

@@ -175,3 +175,11 @@ private func listing(_ keys: [String], size: Int64 = 10) -> PrefixListing {
     #expect(PruneLimit.count(2).allows(removing: 2, of: 100) && !PruneLimit.count(2).allows(removing: 3, of: 100))
   }
 }
+
+@Suite struct PrefixWarningTests {
+  @Test func aPrefixIsNotWarnedForLackingExpectedBytes() {
+    let (_, d) = decode(
+      "version: 1\nname: m\nroot: /srv\nfiles:\n  - {id: p, url: 's3://b/data/', destination: got/}\n")
+    #expect(!d.contains { $0.message.contains("no expected_bytes") }, "\(d)")
+  }
+}

@@ -351,6 +351,13 @@ import Testing
       ])
   }
 
+  @Test func aRejectedFirstDownloadSpeaksOfNoOldFile() {
+    var l = verifying()
+    l.hadDestination = false
+    #expect(
+      l.handle(.verified(.rejected("sha256 mismatch"))) == [.discardPartial, .fail("sha256 mismatch"), .end(.failed)])
+  }
+
   @Test func aBodyCutShortIsRefusedButMayBeTriedAgainNextRun() {
     var l = verifying()
     #expect(l.handle(.verified(.cutShort("cut"))) == [.discardPartial, .fail("cut"), .end(.failed)])

@@ -84,6 +84,17 @@ import Testing
     for key in ["RandomizedDelaySec=", "Persistent=true", "OnCalendar="] {
       #expect(timer.contains("\n" + key), "timer lacks \(key)")
     }
+    // The user pair (Examples/systemd/user), with its binary at this build too.
+    let user = try read(packageRoot + "/Examples/systemd/user/syncfiles.service")
+    try FileManager.default.createDirectory(atPath: dir + "/user", withIntermediateDirectories: true)
+    write(
+      user.replacingOccurrences(of: "%h/.local/bin/syncfiles", with: try syncfilesBinary()),
+      to: dir + "/user/syncfiles.service")
+    write(try read(packageRoot + "/Examples/systemd/user/syncfiles.timer"), to: dir + "/user/syncfiles.timer")
+    let u = try run(
+      ["verify", dir + "/user/syncfiles.service", dir + "/user/syncfiles.timer"], env: ["MANPATH": dir + "/man"],
+      tool: "systemd-analyze")
+    #expect(u.status == 0 && u.stderr.isEmpty && u.stdout.isEmpty, "\(u.stdout)\(u.stderr)")
     // A broken unit does fail the check (so the assertion above can fail).
     write(timer.replacingOccurrences(of: "OnCalendar=*:0/15", with: "OnCalendar=bogus"), to: dir + "/syncfiles.timer")
     let bad = try run(["verify", dir + "/syncfiles.timer"], env: ["MANPATH": dir + "/man"], tool: "systemd-analyze")
