@@ -354,6 +354,7 @@ _syncfiles_help() {
     repeating_options=()
     non_repeating_options=()
     __syncfiles_offer_flags_options -1
+    COMPREPLY+=($(compgen -W 'apply plan validate status plugins' -- "${cur}"))
 }
 
 complete -o filenames -F _syncfiles syncfiles

@@ -13,7 +13,7 @@ import Testing
 
   @Test func aWeakDateAnsweredWithTheSameVersionCannotTellAndAChangedSizeIsChanged() throws {
     // A Last-Modified later than the response's Date is never strong.
-    let future = HTTPDateText.format(Date().addingTimeInterval(3600))
+    let future = HTTPDateForTests.format(Date().addingTimeInterval(3600))
     server.put("a.bin", testBytes(2000, seed: 66))
     server.routes(["/a.bin": ["file": "a.bin", "last_modified": future]])
     manifest(["{id: a, url: '\(server.base)/a.bin', destination: a.bin}"])
@@ -26,16 +26,5 @@ import Testing
     server.put("a.bin", testBytes(2500, seed: 67))
     plan = try run(["plan", "--remote", "m.yaml"], cwd: dir)
     #expect(plan.stdout.contains("changed on the server: 2500 B, installed 2000 B"), "\(plan.stdout)")
-  }
-}
-
-/// An HTTP date (RFC 9110 §5.6.7) for a test server's headers.
-enum HTTPDateText {
-  static func format(_ d: Date) -> String {
-    let f = DateFormatter()
-    f.locale = Locale(identifier: "en_US_POSIX")
-    f.timeZone = TimeZone(identifier: "GMT")
-    f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-    return f.string(from: d)
   }
 }

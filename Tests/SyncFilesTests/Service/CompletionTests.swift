@@ -51,6 +51,8 @@ import Testing
     #expect(ids == ["m/one", "m/two", "m/set"], "\(ids)")
     let planIds = try offered(["syncfiles", "plan", "--only", "m/t", "m.yaml"].dropLast() + [], prev: "--only")
     #expect(planIds.isEmpty, "no manifest on the line yet: \(planIds)")
+    let help = try offered(["syncfiles", "help", "ap"], prev: "help")
+    #expect(help.contains("apply"), "help <TAB>: \(help)")
     for option in ["--journal", "--metrics"] {
       let files = try offered(["syncfiles", "apply", option, "sta"], prev: option)
       #expect(files.contains("state.journal"), "\(option): \(files)")

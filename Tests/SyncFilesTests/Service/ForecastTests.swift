@@ -88,6 +88,7 @@ private func file(_ id: String, _ extra: String) -> String {
     write(
       """
       version: 1
+      journal: state/journal
       files:
         - {id: a, url: 'https://example.org/a', destination: a.bin, expected_bytes: 1MB, schedule: every 12h}
 

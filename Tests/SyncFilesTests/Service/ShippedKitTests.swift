@@ -51,7 +51,14 @@ import Testing
     for (shell, file) in [("bash", "syncfiles.bash"), ("zsh", "_syncfiles"), ("fish", "syncfiles.fish")] {
       let r = try run(["--generate-completion-script", shell])
       #expect(r.status == 0)
-      #expect(r.stdout == (try read(docs + "/completions/" + file)), "\(file) is stale: run scripts/docs")
+      // scripts/docs adds one line to bash's: the subcommands after `help`.
+      let helpLine = "    COMPREPLY+=($(compgen -W 'apply plan validate status plugins' -- \"${cur}\"))\n"
+      var shipped = try read(docs + "/completions/" + file)
+      if shell == "bash" {
+        #expect(shipped.contains(helpLine), "bash: help offers no subcommand: run scripts/docs")
+        shipped = shipped.replacingOccurrences(of: helpLine, with: "")
+      }
+      #expect(r.stdout == shipped, "\(file) is stale: run scripts/docs")
     }
     let syntax = try run(["-n", docs + "/completions/syncfiles.bash"], tool: "bash")
     #expect(syntax.status == 0, "\(syntax.stderr)")
