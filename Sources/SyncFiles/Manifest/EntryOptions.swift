@@ -21,10 +21,16 @@ public struct RetryPolicy: Sendable, Hashable {
       retryAfter: retryAfter, unit: unit)
   }
 
+  /// `backoff` doubled for each pass after the first: the one backoff
+  /// formula, for the run's retries, the listings' and the journal's hold.
+  public static func doubled(_ backoff: Double, pass k: Int) -> Double {
+    backoff * Double(1 << min(max(k, 1) - 1, 30))
+  }
+
   public static func delay(
     backoff: Double, maxBackoff: Double, beforeRetry k: Int, retryAfter: Double?, unit: Double
   ) -> Double {
-    var d = backoff * Double(1 << min(max(k, 1) - 1, 30)) * (0.5 + unit * 0.5)
+    var d = doubled(backoff, pass: k) * (0.5 + unit * 0.5)
     if let retryAfter { d = max(d, retryAfter) }
     return min(d, maxBackoff)
   }

@@ -104,7 +104,7 @@ public final class Runner: @unchecked Sendable {
     var finished = 0
     /// The progress line's total: the plan's expected bytes, each replaced by
     /// what its task transferred once it ends, so the line ends at 100 %.
-    var expectedBytes: Int64? = nil
+    var expectedBytes: Int64 = 0
     /// Why the run stops early ("deadline", "SIGTERM"), once it does.
     var stopping: String? = nil
     var lastJournalSync = monotonicSeconds()
@@ -132,6 +132,7 @@ public final class Runner: @unchecked Sendable {
     for n in plan.tasks.indices where plan.tasks[n].adopt != nil { adopt(plan.tasks[n], &reports[n]) }
     for n in plan.tasks.indices where plan.tasks[n].correctMode != nil { correctMode(plan.tasks[n], &reports[n]) }
     tasks = RunningTasks(positions: plan.tasks.indices.filter { plan.tasks[$0].runs })
+    loop.expectedBytes = plan.expectedBytes
     var report = RunReport(
       session: plan.session, started: Timestamp.current(), journal: journal.path, tasks: [], stopped: nil,
       elapsed: 0)
@@ -332,7 +333,7 @@ public final class Runner: @unchecked Sendable {
     options.tick?(
       RunProgress(
         done: loop.finished, total: tasks.count, bytes: transports.values.reduce(0) { $0 + $1.bytesReceived },
-        expectedBytes: loop.expectedBytes ?? plan.expectedBytes, active: min(loop.active, options.parallel),
+        expectedBytes: loop.expectedBytes, active: min(loop.active, options.parallel),
         elapsed: t - startTime,
         current: loop.running.prefix(2).map(\.id)))
   }
@@ -341,9 +342,9 @@ public final class Runner: @unchecked Sendable {
   func settle(_ t: RunningTask) {
     // The progress line counts files done; a task the run stopped is not.
     if t.report.outcome != .interrupted { loop.finished += 1 }
-    if options.tick != nil, t.planned.runs {
+    if t.planned.runs {
       let learned = t.report.bytesTransferred - t.report.bytesDiscarded
-      loop.expectedBytes = (loop.expectedBytes ?? plan.expectedBytes) + learned - (t.planned.bytesToTransfer ?? 0)
+      loop.expectedBytes += learned - (t.planned.bytesToTransfer ?? 0)
     }
     for n in loop.same.release(after: t.number) where loop.stopping == nil {
       guard let f = task(n) else { continue }

@@ -316,11 +316,8 @@ public struct TaskLifecycle: Sendable, Equatable {
       unit: random.nextUnit())
   }
 
-  /// `backoff` doubled for each pass after the first: the one backoff
-  /// formula, for the run's retries and for the journal's hold.
-  public static func doubled(_ backoff: Double, pass k: Int) -> Double {
-    backoff * Double(1 << min(max(k, 1) - 1, 30))
-  }
+  /// `backoff` doubled for each pass after the first (`RetryPolicy.doubled`).
+  public static func doubled(_ backoff: Double, pass k: Int) -> Double { RetryPolicy.doubled(backoff, pass: k) }
 
   /// How long the journal holds a task back after `failures` failed runs
   /// in a row: the backoff doubled per failure, at most `maxBackoff`, in

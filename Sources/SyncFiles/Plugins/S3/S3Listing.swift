@@ -64,11 +64,9 @@ enum S3Listing {
   ) -> Result<S3ListPage, ListingFailure> {
     var why = ""
     var retryAfter: Double? = nil
-    var jitter = SystemRandomNumberGenerator()
     for attempt in 0..<max(1, retry.attempts) {
       if attempt > 0 {
-        let unit = Double(jitter.next() >> 11) / Double(1 << 53)
-        let delay = retry.delay(beforeRetry: attempt, retryAfter: retryAfter, unit: unit)
+        let delay = retry.delay(beforeRetry: attempt, retryAfter: retryAfter, unit: Double.random(in: 0..<1))
         o.verbose?("\(o.id): listing page: \(why); retry \(attempt) of \(retry.attempts - 1) in \(delay)s")
         usleep(UInt32(min(delay, 3600) * 1_000_000))
       }
