@@ -3,10 +3,7 @@
 extension ManifestDecoder {
   /// Checks the merged keys of one entry and builds it.
   mutating func makeEntry(_ f: FileFields, item: YAMLNode, manifest: Manifest) -> FileEntry? {
-    var missing: [String] = []
-    if f.marks[.id] == nil { missing.append("id") }
-    if f.marks[.url] == nil { missing.append("url") }
-    if f.marks[.destination] == nil { missing.append("destination") }
+    let missing = FileKeySpec.table.filter { $0.required && f.marks[$0.key] == nil }.map(\.name)
     if !missing.isEmpty {
       let label = f.id.map { "file entry '\($0)'" } ?? "file entry"
       error(
@@ -41,7 +38,7 @@ extension ManifestDecoder {
     // An entry that sets no option, nor do its defaults, keeps the default
     // options' box: none is built and compared (a manifest of 100,000 entries: most of the options' cost).
     checkPrefixKeys(f, url: url, item: item)
-    if f.marks.hasOptionKey() || url.namesPrefix {
+    if f.setsOptions || url.namesPrefix {
       entry.options = entryOptions(f, item: item, manifest: manifest, url: url)
     }
     let o = entry.options.value
@@ -71,7 +68,7 @@ extension ManifestDecoder {
       maxBackoff: f.maxBackoff ?? RetryPolicy().maxBackoff)
     if retry.maxBackoff < retry.backoff {
       error(
-        f.marks["max_backoff"] ?? f.marks[.retry],
+        f.maxBackoffMark ?? f.marks[.retry],
         "retry.max_backoff (\(retry.maxBackoff)) is shorter than retry.backoff (\(retry.backoff))")
     }
     var timeout = Timeouts()
@@ -112,9 +109,9 @@ extension ManifestDecoder {
       }
       return
     }
-    for k in [FileKey.include, .exclude, .prune] where f.marks[k] != nil {
+    for k in f.marks.keys where k.spec.scope == .prefix {
       error(
-        f.marks[k]!,
+        f.marks[k],
         "\(k.name) applies to a prefix, an s3 url ending in / (s3://bucket/models/); \(url) names one file")
     }
   }

@@ -3,27 +3,90 @@
 #endif
 
 /// The keys that say how a file's requests reach its server (SPEC §8.1):
-/// `tls`, `proxy` and `netrc`. Each is allowed in `defaults`.
+/// `tls`, `proxy`, `netrc` and `s3`. Each is allowed in `defaults`.
+extension FileKeySpec {
+  static let networkKeys: [FileKeySpec] = [
+    FileKeySpec(
+      key: .tls, name: "tls", scope: .defaultable,
+      type: "mapping", defaultText: "the environment, as curl reads it", example: "`tls: {ca_file: ca.pem}`",
+      rule: "verification cannot be turned off",
+      schema: ##"{"$ref": "#/$defs/tls"}"##,
+      children: [
+        Child(
+          name: "ca_file", type: "path", defaultText: "none", example: "`ca_file: /etc/ssl/internal.pem`",
+          rule: "PEM bundle trusted instead of the system store"),
+        Child(
+          name: "ca_path", type: "path", defaultText: "none", example: "`ca_path: /etc/ssl/certs`",
+          rule: "folder of hashed certificates"),
+        Child(
+          name: "client_cert", type: "path", defaultText: "none", example: "`client_cert: me.pem`",
+          rule: "mutual TLS"),
+        Child(
+          name: "client_key", type: "path", defaultText: "none", example: "`client_key: me.key`",
+          rule: "a key readable by others is an error"),
+      ],
+      decode: { d, node, label, r in r.tls = d.decodeTLS(node, label) },
+      merge: { r, d in if let dt = d.tls { r.tls = (r.tls ?? TLSOptions()).over(dt) } }),
+    .value(
+      .proxy, "proxy", \.proxy,
+      type: "URL or `none`", default: "the proxy variables", example: "`proxy: http://squid:3128`",
+      rule: "credentials in it are secrets",
+      schema: ##"{"$ref": "#/$defs/proxy"}"##
+    ) { d, node, label in d.decodeProxy(node, label) },
+    .value(
+      .netrc, "netrc", \.netrc,
+      type: "`true` or a path", default: "off", example: "`netrc: true`",
+      rule:
+        "`$NETRC`, else `~/.netrc`; credentials go only to the machine named; a file readable by others is an error",
+      schema: ##"{"$ref": "#/$defs/netrc"}"##
+    ) { d, node, label in d.decodeNetrc(node, label) },
+    FileKeySpec(
+      key: .s3, name: "s3", scope: .defaultable,
+      type: "mapping", defaultText: "the environment and the AWS files",
+      example: "`s3: {endpoint: https://minio.example:9000}`",
+      rule: "where an `s3://` url goes ([object storage](object-storage.md))",
+      schema: ##"{"$ref": "#/$defs/s3"}"##,
+      children: [
+        Child(
+          name: "region", type: "region name", defaultText: "`AWS_REGION`, the profile's, else us-east-1",
+          example: "`region: eu-west-1`", rule: "signs the requests"),
+        Child(
+          name: "endpoint", type: "http(s) URL",
+          defaultText: "`AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`, the profile's, else AWS's",
+          example: "`endpoint: https://minio.example:9000`", rule: "MinIO, R2, Ceph, a GCS interoperability host"),
+        Child(
+          name: "addressing", type: "`path` or `virtual`",
+          defaultText: "`path` for another endpoint, `virtual` for AWS",
+          example: "`addressing: virtual`", rule: "`ENDPOINT/BUCKET/KEY` or `BUCKET.HOST/KEY`"),
+        Child(
+          name: "profile", type: "name", defaultText: "`AWS_PROFILE`, else `default`", example: "`profile: reader`",
+          rule: "its keys sign, over `AWS_ACCESS_KEY_ID`"),
+        Child(
+          name: "page_size", type: "1–1000", defaultText: "1000", example: "`page_size: 500`",
+          rule: "keys a prefix's listing asks for per request (`max-keys`)"),
+      ],
+      decode: { d, node, label, r in r.s3 = d.decodeS3(node, label) },
+      merge: { r, d in if let ds = d.s3 { r.s3 = (r.s3 ?? S3Options()).over(ds) } }),
+  ]
+}
+
 extension ManifestDecoder {
-  mutating func decodeNetwork(_ f: Fields<YAMLNode>, into r: inout FileFields, label: (String) -> String) {
-    if let p = f[.tls], let tf = fields(p, label("tls"), allowed: Keys.tls) {
-      var t = TLSOptions()
-      t.caFile = tf["ca_file"].flatMap { existingPath($0.value, label("tls.ca_file"), folder: false) }
-      t.caPath = tf["ca_path"].flatMap { existingPath($0.value, label("tls.ca_path"), folder: true) }
-      t.clientCert = tf["client_cert"].flatMap { existingPath($0.value, label("tls.client_cert"), folder: false) }
-      if let k = tf["client_key"], let path = existingPath(k.value, label("tls.client_key"), folder: false) {
-        t.clientKey = path
-        checkPrivate(key: path, at: k.value.mark, label("tls.client_key"))
-      }
-      r.tls = t
+  /// `tls: {ca_file, ca_path, client_cert, client_key}`.
+  mutating func decodeTLS(_ node: YAMLNode, _ what: String) -> TLSOptions? {
+    guard let tf = fields(node, what, allowed: Keys.tls) else { return nil }
+    var t = TLSOptions()
+    t.caFile = tf["ca_file"].flatMap { existingPath($0.value, "\(what).ca_file", folder: false) }
+    t.caPath = tf["ca_path"].flatMap { existingPath($0.value, "\(what).ca_path", folder: true) }
+    t.clientCert = tf["client_cert"].flatMap { existingPath($0.value, "\(what).client_cert", folder: false) }
+    if let k = tf["client_key"], let path = existingPath(k.value, "\(what).client_key", folder: false) {
+      t.clientKey = path
+      checkPrivate(key: path, at: k.value.mark, "\(what).client_key")
     }
-    if let p = f[.s3], let sf = fields(p, label("s3"), allowed: Keys.s3) { r.s3 = decodeS3(sf, label) }
-    if let p = f[.proxy] { r.proxy = decodeProxy(p, label("proxy")) }
-    if let p = f[.netrc] { r.netrc = decodeNetrc(p, label("netrc")) }
+    return t
   }
 
   /// Rules that involve two keys, checked once the entry is merged with `defaults`.
-  mutating func checkNetwork(_ n: NetworkOptions, marks: Fields<SourceMark>) {
+  mutating func checkNetwork(_ n: NetworkOptions, marks: KeyedFields<SourceMark>) {
     let t = n.tls
     if (t.clientCert == nil) != (t.clientKey == nil) {
       error(
@@ -66,39 +129,38 @@ extension ManifestDecoder {
   }
 
   /// `s3: {region, endpoint, addressing, profile}` (SPEC §9.4).
-  private mutating func decodeS3(_ sf: Fields<YAMLPair>, _ label: (String) -> String)
-    -> S3Options
-  {
+  mutating func decodeS3(_ node: YAMLNode, _ what: String) -> S3Options? {
+    guard let sf = fields(node, what, allowed: Keys.s3) else { return nil }
     var s = S3Options()
-    if let n = sf["region"]?.value, let v = string(n, label("s3.region")) {
+    if let n = sf["region"]?.value, let v = string(n, "\(what).region") {
       if v.isEmpty
         || v.utf8.contains(where: { !($0 == 0x2D || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0)) })
       {
-        error(n.mark, "\(label("s3.region")) must be a region name such as eu-west-1 (lower-case letters, digits, -)")
+        error(n.mark, "\(what).region must be a region name such as eu-west-1 (lower-case letters, digits, -)")
       } else {
         s.region = v
       }
     }
-    if let n = sf["endpoint"]?.value, var v = string(n, label("s3.endpoint")) {
+    if let n = sf["endpoint"]?.value, var v = string(n, "\(what).endpoint") {
       while v.hasSuffix("/") { v.removeLast() }
       let scheme = v.firstRange(of: "://").map { v[..<$0.lowerBound].lowercased() }
       if scheme != "http" && scheme != "https" || v.utf8.count <= (scheme?.utf8.count ?? 0) + 3 {
-        error(n.mark, "\(label("s3.endpoint")) must be an http(s) URL such as https://minio.example:9000")
+        error(n.mark, "\(what).endpoint must be an http(s) URL such as https://minio.example:9000")
       } else {
         s.endpoint = v
       }
     }
-    if let n = sf["addressing"]?.value, let v = string(n, label("s3.addressing")) {
+    if let n = sf["addressing"]?.value, let v = string(n, "\(what).addressing") {
       s.addressing = S3Options.Addressing(rawValue: v)
-      if s.addressing == nil { error(n.mark, "\(label("s3.addressing")) must be path or virtual, not '\(v)'") }
+      if s.addressing == nil { error(n.mark, "\(what).addressing must be path or virtual, not '\(v)'") }
     }
-    if let n = sf["profile"]?.value, let v = string(n, label("s3.profile")) { s.profile = v }
-    if let n = sf["page_size"]?.value { s.pageSize = integer(n, label("s3.page_size"), range: 1...1000) }
+    if let n = sf["profile"]?.value, let v = string(n, "\(what).profile") { s.profile = v }
+    if let n = sf["page_size"]?.value { s.pageSize = integer(n, "\(what).page_size", range: 1...1000) }
     return s
   }
 
   /// `proxy: URL` or `proxy: none`.
-  private mutating func decodeProxy(_ node: YAMLNode, _ what: String) -> ProxySetting? {
+  mutating func decodeProxy(_ node: YAMLNode, _ what: String) -> ProxySetting? {
     guard let raw = string(node, what) else { return nil }
     if raw == "none" { return ProxySetting.none }
     guard let e = expand(node, raw, what) else { return nil }
@@ -135,7 +197,7 @@ extension ManifestDecoder {
   }
 
   /// `netrc: true` (`$NETRC`, else `~/.netrc`), `netrc: false`, or a path.
-  private mutating func decodeNetrc(_ node: YAMLNode, _ what: String) -> NetrcSetting? {
+  mutating func decodeNetrc(_ node: YAMLNode, _ what: String) -> NetrcSetting? {
     if case .scalar(let s, .plain) = node.kind, ["true", "false", "True", "False", "TRUE", "FALSE"].contains(s) {
       guard s.lowercased() == "true" else { return .off }
       // The file `netrc: true` reads is held to the same rule as one named by path.

@@ -80,50 +80,54 @@ struct ManifestDecoder {
   mutating func fields(_ node: YAMLNode, _ what: String, allowed: [String], suggestFrom: [String]? = nil)
     -> Fields<YAMLPair>?
   {
-    collect(node, what, allowed: allowed, suggestFrom: suggestFrom, fileKeyed: false) { $0 }
+    var out = Fields<YAMLPair>()
+    let checked = eachKnownPair(
+      node, what, suggestFrom: suggestFrom ?? allowed, known: { k in allowed.contains { sameKey($0, k) } ? k : nil },
+      isSet: { out[$0] != nil }, take: { k, pair in out.append(new: k, pair) })
+    return checked ? out : nil
   }
 
   /// The values of a file entry (or of `defaults`) by key, checked as
-  /// `fields` checks them against `Keys.file`. Only the values are kept: a
+  /// `fields` checks them against the file keys. Only the values are kept: a
   /// pair costs twice a value to copy, and the decoder reads each one it finds.
-  mutating func fileFields(_ node: YAMLNode, _ what: String) -> Fields<YAMLNode>? {
-    collect(node, what, allowed: Keys.file, suggestFrom: Keys.file, fileKeyed: true) { $0.value }
+  mutating func fileFields(_ node: YAMLNode, _ what: String) -> KeyedFields<YAMLNode>? {
+    var out = KeyedFields<YAMLNode>()
+    let checked = eachKnownPair(
+      node, what, suggestFrom: FileKeySpec.names, known: FileKey.init(named:), isSet: { out[$0] != nil },
+      take: { k, pair in out.append(new: k, pair.value) })
+    return checked ? out : nil
   }
 
-  /// `fileKeyed`: `allowed` is `Keys.file`, and the fields know which of
-  /// those keys are present.
-  private mutating func collect<Value>(
-    _ node: YAMLNode, _ what: String, allowed: [String], suggestFrom: [String]?, fileKeyed: Bool,
-    _ take: (YAMLPair) -> Value
-  ) -> Fields<Value>? {
+  /// Hands `take` each pair of a mapping whose key is `known` and not yet
+  /// set, reporting the others; false when `node` is not a mapping.
+  private mutating func eachKnownPair<Key>(
+    _ node: YAMLNode, _ what: String, suggestFrom: [String], known: (String) -> Key?, isSet: (Key) -> Bool,
+    take: (Key, YAMLPair) -> Void
+  ) -> Bool {
     guard case .mapping(let pairs) = node.kind else {
       error(node.mark, "\(what) must be a mapping, found \(node.kindName)")
-      return nil
+      return false
     }
-    var out = fileKeyed ? Fields<Value>.fileKeyed() : Fields<Value>()
-    out.reserveCapacity(pairs.count)
     // By index: iterating would copy each pair, key and value.
     for i in pairs.indices {
       guard case .scalar(let key, _) = pairs[i].key.kind else {
         error(pairs[i].key.mark, "keys in \(what) must be plain words, found \(pairs[i].key.kindName)")
         continue
       }
-      // Only allowed keys are kept, so only they can be duplicates.
-      let fileKey = fileKeyed ? FileKey(named: key) : nil
-      let position = fileKeyed ? fileKey?.rawValue : allowed.firstIndex(where: { sameKey($0, key) })
-      if position != nil, fileKey.map(out.has) ?? (out[key] != nil) {
+      guard let k = known(key) else {
+        unknownKey(key, at: pairs[i].key.mark, in: what, allowed: suggestFrom)
+        continue
+      }
+      // Only known keys are kept, so only they can be duplicates.
+      if isSet(k) {
         // The key's first pair is the one kept: the first of its name.
         let first = pairs.first { if case .scalar(let k, _) = $0.key.kind { k == key } else { false } }
         error(pairs[i].key.mark, "duplicate key '\(key)' in \(what) (first set at line \(first?.key.mark.line ?? 0))")
         continue
       }
-      guard position != nil else {
-        unknownKey(key, at: pairs[i].key.mark, in: what, allowed: suggestFrom ?? allowed)
-        continue
-      }
-      out.append(new: key, take(pairs[i]), as: fileKey)
+      take(k, pairs[i])
     }
-    return out
+    return true
   }
 
   mutating func unknownKey(_ key: String, at mark: SourceMark, in what: String, allowed: [String]) {

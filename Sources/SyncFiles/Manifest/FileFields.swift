@@ -33,38 +33,23 @@ struct FileFields {
   var prune: Bool?
   /// How much one run's prune may remove (entry or `defaults`).
   var pruneMax: PruneLimit?
+  /// `retry.max_backoff`'s place, for the error that compares it with `backoff`.
+  var maxBackoffMark: SourceMark?
   /// Where each key was written, for errors that involve two keys.
-  var marks = Fields<SourceMark>()
+  var marks = KeyedFields<SourceMark>()
+  /// Whether a key that makes the entry's options is set (`FileKeySpec.makesOptions`):
+  /// an entry without one keeps the default options.
+  var setsOptions = false
 
-  /// `self` over `defaults`.
+  /// `self` over `defaults`: each key `defaults` sets merges as its declaration says.
   func over(_ d: FileFields) -> FileFields {
     var r = self
-    r.expectedBytes = expectedBytes ?? d.expectedBytes
-    r.maxBytes = maxBytes ?? d.maxBytes
-    r.schedule = schedule ?? d.schedule
-    r.notBefore = notBefore ?? d.notBefore
-    r.discretionary = discretionary ?? d.discretionary
-    r.mode = mode ?? d.mode
-    r.attempts = attempts ?? d.attempts
-    r.backoff = backoff ?? d.backoff
-    r.maxBackoff = maxBackoff ?? d.maxBackoff
-    r.connect = connect ?? d.connect
-    r.stall = stall ?? d.stall
-    r.onChange = onChange ?? d.onChange
-    r.verify = verify ?? d.verify
-    r.proxy = proxy ?? d.proxy
-    r.netrc = netrc ?? d.netrc
-    r.segments = segments ?? d.segments
-    r.cacheMaxAge = cacheMaxAge ?? d.cacheMaxAge
-    r.pruneMax = pruneMax ?? d.pruneMax
-    // Mappings merge key by key.
-    if let ds = d.s3 { r.s3 = (s3 ?? S3Options()).over(ds) }
-    if let dt = d.tls { r.tls = (tls ?? TLSOptions()).over(dt) }
-    if let dh = d.headers {
-      let own = Set((headers ?? []).map { $0.name.lowercased() })
-      r.headers = (headers ?? []) + dh.filter { !own.contains($0.name.lowercased()) }
+    d.marks.forEach { key, mark in
+      key.spec.merge(&r, d)
+      if r.marks[key] == nil { r.marks.append(new: key, mark) }
     }
-    for (k, v) in d.marks where r.marks[k] == nil { r.marks[k] = v }
+    r.maxBackoffMark = maxBackoffMark ?? d.maxBackoffMark
+    r.setsOptions = setsOptions || d.setsOptions
     return r
   }
 }

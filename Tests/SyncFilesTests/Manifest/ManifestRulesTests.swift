@@ -241,24 +241,30 @@ extension String {
     }
   }
 
-  /// Lookups by typed key and by name agree as keys come and go, a key
-  /// outside `Keys.file` included.
-  @Test func typedAndNamedLookupsAgree() {
-    var f = Fields<Int>.fileKeyed()
-    f.append(new: "url", 1, as: .url)
-    f["max_backoff"] = 2
-    f["not_before"] = 3
+  /// Each key is declared once, and its declaration is found by its case and by its name.
+  @Test func everyFileKeyIsDeclaredOnce() {
+    let declared = FileKeySpec.sourceKeys + FileKeySpec.requestKeys + FileKeySpec.prefixKeys
+    #expect(declared.count == FileKey.allCases.count)
+    for k in FileKey.allCases {
+      #expect(declared.filter { $0.key == k }.count == 1, "\(k)")
+      #expect(k.spec.key == k && FileKey(named: k.name) == k)
+    }
+    #expect(FileKey(named: "max_backoff") == nil && FileKey(named: "") == nil)
+  }
+
+  /// Typed lookups find each key as keys come and go.
+  @Test func keyedFieldsFindEveryKeyAsKeysComeAndGo() {
+    var f = KeyedFields<Int>()
+    f.append(new: .url, 1)
+    f[.notBefore] = 3
     #expect(f[.url] == 1 && f[.notBefore] == 3 && f[.id] == nil)
-    f["headers"] = 4
-    f["not_before"] = nil
+    f[.headers] = 4
+    f[.notBefore] = nil
     // The keys after the one removed moved up: each is still found.
-    #expect(f[.notBefore] == nil && f["max_backoff"] == 2 && f[.headers] == 4 && f[.url] == 1)
-    #expect(f.has(.headers) && !f.has(.notBefore) && !f.has(.id))
+    #expect(f[.notBefore] == nil && f[.headers] == 4 && f[.url] == 1)
+    #expect(f.keys == [.url, .headers])
     let marks = f.mapValues { $0 * 10 }
-    #expect(marks[.url] == 10 && marks[.notBefore] == nil)
-    var plain = Fields<Int>()
-    plain["segments"] = 4
-    #expect(plain[.segments] == 4)
+    #expect(marks[.url] == 10 && marks[.headers] == 40 && marks[.notBefore] == nil)
   }
 }
 
