@@ -12,6 +12,13 @@ enum KeyReference {
     }
   }
 
+  /// The rows of the reference's table of one section's keys (the top level, `limits`, ...).
+  static func settingRows(_ section: SettingKeySpec.Section) -> [String] {
+    SettingKeySpec.table.filter { $0.section == section }.map {
+      row("`\($0.path)`", $0.type, $0.defaultText, $0.example, $0.rule)
+    }
+  }
+
   /// A Markdown table row; an empty cell is one space.
   static func row(_ cells: String...) -> String {
     "|" + cells.map { $0.isEmpty ? " " : " \($0) " }.joined(separator: "|") + "|"

@@ -1,8 +1,6 @@
 /// The keys of the manifest format (SPEC §4), per context.
 enum Keys {
-  static let top = [
-    "version", "name", "root", "journal", "metrics", "defaults", "limits", "conditions", "hooks", "files",
-  ]
+  static let top = SettingKeySpec.names(in: .top)
   /// The file keys and the keys of their mappings, from their declarations (`FileKeySpec`).
   static let file = FileKeySpec.names
   /// Keys that name one particular file and so cannot have a default.
@@ -14,9 +12,9 @@ enum Keys {
   static let verify = FileKey.verify.spec.children.map(\.name)
   static let tls = FileKey.tls.spec.children.map(\.name)
   static let s3 = FileKey.s3.spec.children.map(\.name)
-  static let limits = ["parallel", "per_host", "rate", "deadline", "segments"]
-  static let conditions = ["window", "ac_power"]
-  static let hooks = ["on_complete"]
+  static let limits = SettingKeySpec.names(in: .limits)
+  static let conditions = SettingKeySpec.names(in: .conditions)
+  static let hooks = SettingKeySpec.names(in: .hooks)
 
   /// Where a key belongs when it is used in the wrong place.
   static func home(of key: String) -> String? {

@@ -12,31 +12,41 @@ import Testing
   static let schema = packageRoot + "/manifests/syncfiles.schema.json"
   static var regenerate: Bool { ProcessInfo.processInfo.environment["SYNCFILES_REGENERATE"] == "1" }
 
-  /// The lines of the reference, and where the file keys' rows are.
-  static func fileRowsOfReference() throws -> (lines: [String], rows: Range<Int>) {
-    let lines = try String(contentsOfFile: reference, encoding: .utf8).components(separatedBy: "\n")
-    let head = try #require(lines.firstIndex { $0.hasPrefix("## File entries") })
+  /// Each table of the reference, by the heading it follows, and its rows as declared.
+  static let tables: [(heading: String, rows: [String])] = [
+    ("## Top level", KeyReference.settingRows(.top)),
+    ("## `limits`", KeyReference.settingRows(.limits)),
+    ("## `conditions`", KeyReference.settingRows(.conditions)),
+    ("## `hooks`", KeyReference.settingRows(.hooks)),
+    ("## File entries", KeyReference.fileRows()),
+  ]
+
+  /// Where the rows of the table after `heading` are.
+  static func rows(after heading: String, in lines: [String]) throws -> Range<Int> {
+    let head = try #require(lines.firstIndex { $0.hasPrefix(heading) }, "no \(heading) in Docs/manifest.md")
     let first = try #require(lines[head...].firstIndex { $0.hasPrefix("| `") })
     let end = lines[first...].firstIndex { !$0.hasPrefix("| `") } ?? lines.endIndex
-    return (lines, first..<end)
+    return first..<end
   }
 
-  @Test func theReferenceShowsEachFileKeyAsDeclared() throws {
-    var (lines, rows) = try Self.fileRowsOfReference()
-    let declared = KeyReference.fileRows()
-    if Self.regenerate {
-      lines.replaceSubrange(rows, with: declared)
-      try lines.joined(separator: "\n").write(toFile: Self.reference, atomically: true, encoding: .utf8)
-      return
-    }
-    let written = Array(lines[rows])
-    for (i, row) in declared.enumerated() {
+  @Test func theReferenceShowsEachKeyAsDeclared() throws {
+    var lines = try String(contentsOfFile: Self.reference, encoding: .utf8).components(separatedBy: "\n")
+    for (heading, declared) in Self.tables {
+      let rows = try Self.rows(after: heading, in: lines)
+      if Self.regenerate {
+        lines.replaceSubrange(rows, with: declared)
+        continue
+      }
+      let written = Array(lines[rows])
+      for (i, row) in declared.enumerated() {
+        #expect(i < written.count && written[i] == row, "Docs/manifest.md \(heading), row \(i + 1): run scripts/docs")
+      }
       #expect(
-        i < written.count && written[i] == row, "Docs/manifest.md row \(i + 1) of the file keys: run scripts/docs")
+        written.count == declared.count, "Docs/manifest.md \(heading): \(written.count) rows, \(declared.count) keys")
     }
-    #expect(
-      written.count == declared.count, "Docs/manifest.md has \(written.count) file key rows, declared \(declared.count)"
-    )
+    if Self.regenerate {
+      try lines.joined(separator: "\n").write(toFile: Self.reference, atomically: true, encoding: .utf8)
+    }
   }
 
   @Test func theSchemaDescribesEachFileKeyAsDeclared() throws {
