@@ -20,8 +20,10 @@ enum FileKey: Int, CaseIterable, Sendable {
 
 /// One key of a file entry, declared once. The decoder's lookup and
 /// dispatch, the merge over `defaults`, the key lists, the JSON Schema and
-/// the rows of `Docs/manifest.md` all read it (`KeyReference`).
-struct FileKeySpec: Sendable {
+/// the rows of `Docs/manifest.md` all read it (`KeyReference`). A class: the
+/// decoder reads a declaration for every key of every entry, and a
+/// reference is one count to keep where a struct is a dozen.
+final class FileKeySpec: Sendable {
   /// Where the key may be written.
   enum Scope: Sendable {
     /// In an entry or in `defaults`.
@@ -48,10 +50,10 @@ struct FileKeySpec: Sendable {
   let name: String
   let scope: Scope
   /// An entry without it fails (`id`, `url`, `destination`).
-  var required = false
+  let required: Bool
   /// Whether it makes the entry's options (`EntryOptions`); the entry's own
   /// values (id, url, destination, sizes, sha256, not_before) do not.
-  var makesOptions = true
+  let makesOptions: Bool
   /// The reference's columns.
   let type: String
   let defaultText: String
@@ -59,10 +61,30 @@ struct FileKeySpec: Sendable {
   let rule: String
   /// Its JSON Schema, without the description (which is `rule`), as JSON text.
   let schema: String
-  var children: [Child] = []
+  let children: [Child]
   let decode: Decode
   /// Takes the value of `defaults` when the entry sets none; mappings merge key by key.
   let merge: Merge
+
+  init(
+    key: FileKey, name: String, scope: Scope, required: Bool = false, makesOptions: Bool = true, type: String,
+    defaultText: String, example: String, rule: String, schema: String, children: [Child] = [],
+    decode: @escaping Decode, merge: @escaping Merge
+  ) {
+    self.key = key
+    self.name = name
+    self.scope = scope
+    self.required = required
+    self.makesOptions = makesOptions
+    self.type = type
+    self.defaultText = defaultText
+    self.example = example
+    self.rule = rule
+    self.schema = schema
+    self.children = children
+    self.decode = decode
+    self.merge = merge
+  }
 
   /// A key whose value is one field of `FileFields`, taken whole from
   /// `defaults` when the entry does not set it.
