@@ -127,6 +127,7 @@ extension ManifestDecoder {
     o.discretionary = f.discretionary ?? false
     o.segments = f.segments.flatMap { $0 == 0 ? nil : $0 }
     o.cacheMaxAge = f.cacheMaxAge ?? TimeSpan(seconds: 0)
+    o.rate = f.rate
     o.headers = f.headers ?? []
     o.mode = f.mode
     o.onChange = f.onChange

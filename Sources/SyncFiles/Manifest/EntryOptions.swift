@@ -149,6 +149,8 @@ public struct EntryOptions: Sendable, Hashable {
   /// `cache_max_age` (SPEC §9.3): how old a cache's copy may be when it
   /// answers a revalidation (`Cache-Control: max-age`); 0 asks the origin.
   public var cacheMaxAge = TimeSpan(seconds: 0)
+  /// `rate` (SPEC §10.4): this file's cap in bytes per second, under the session's.
+  public var rate: Int64? = nil
   /// Set for a prefix (a url ending in `/`, SPEC §9.4): the entry stands
   /// for every object under it, and is expanded before planning.
   public var prefix: PrefixOptions? = nil

@@ -27,6 +27,8 @@ struct FileFields {
   /// `segments`: 0 stands for `auto`.
   var segments: Int?
   var cacheMaxAge: TimeSpan?
+  /// `rate`: bytes per second.
+  var rate: Int64?
   /// A prefix's selection and pruning (never from `defaults`).
   var include: [String]?
   var exclude: [String]?

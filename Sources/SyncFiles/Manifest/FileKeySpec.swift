@@ -5,7 +5,7 @@
 enum FileKey: Int, CaseIterable, Sendable {
   case id, url, mirrors, destination, expectedBytes, maxBytes, sha256, schedule, notBefore, discretionary
   case headers, mode, retry, timeout, onChange, verify, tls, proxy, netrc, cacheMaxAge, segments, s3
-  case include, exclude, prune, pruneMax
+  case rate, include, exclude, prune, pruneMax
 
   var spec: FileKeySpec { FileKeySpec.table[rawValue] }
   /// The key as written in a manifest.

@@ -93,10 +93,28 @@ extension FileKeySpec {
           "byte ranges at once, each on a connection of its own; `auto` is 4 from 64 MiB ([large files](large-files.md))",
         schema: ##"{"anyOf": [{"const": "auto"}, {"type": "integer", "minimum": 1, "maximum": 16}]}"##
       ) { d, node, label in d.decodeSegments(node, label) },
+      .value(
+        .rate, "rate", \.rate,
+        type: "size per second", default: "none", example: "`rate: 2MB/s`",
+        rule:
+          "caps this file's transfer, under `limits.rate` and `--rate`; the ranges of a segmented file share it",
+        schema: ##"{"$ref": "#/$defs/rate"}"##
+      ) { d, node, label in d.decodeRate(node, label) },
     ]
 }
 
 extension ManifestDecoder {
+  /// A rate in bytes per second, more than 0 (`20MB/s`, `10M`, `500000`).
+  mutating func decodeRate(_ node: YAMLNode, _ what: String) -> Int64? {
+    guard let s = scalarText(node, what) else { return nil }
+    switch ByteSize.parseRate(s) {
+    case .success(let v) where v > 0: return v
+    case .success: error(node.mark, "\(what) must be more than 0 bytes per second")
+    case .failure(let e): error(node.mark, "\(what): \(e.message)")
+    }
+    return nil
+  }
+
   /// retry: how many tries, and how long between them.
   mutating func decodeRetry(_ node: YAMLNode, _ what: String, into r: inout FileFields) {
     guard let rf = fields(node, what, allowed: Keys.retry) else { return }

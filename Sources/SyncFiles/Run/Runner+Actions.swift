@@ -135,7 +135,8 @@ extension Runner {
       id: t.id, url: text.revealed, headers: e.headers.map { "\($0.name): \($0.value.revealed)" },
       scheme: source.scheme, host: source.host, root: root, relative: e.destination,
       partial: t.partial, hasher: t.hasher, request: request(t), network: e.network,
-      secrets: manifests[t.manifest].secrets, maxBytes: e.maxBytes, connectTimeout: e.timeout.connect,
+      secrets: manifests[t.manifest].secrets, maxBytes: e.maxBytes, rate: e.rate,
+      connectTimeout: e.timeout.connect,
       stall: e.timeout.stall, onBody: journalPartial(planned),
       segments: SegmentPolicy.asked(
         segments: e.segments, expectedBytes: e.expectedBytes, throughProxy: planned.throughProxy), mirrors: mirrors,

@@ -38,8 +38,11 @@ extension TransferEngine {
       if let verbose { easy.trace(VerboseSink(id: s.id, secrets: s.secrets, log: verbose)) }
       easy.set(CURLOPT_LOW_SPEED_LIMIT, 1024)
       easy.set(CURLOPT_LOW_SPEED_TIME, Int(s.stall.seconds))
-      // Under a rate cap, smaller reads keep the pacing smooth.
-      easy.set(CURLOPT_BUFFERSIZE, rateLimit.map { Int(min(max($0 / 16, 16 * 1024), 256 * 1024)) } ?? 256 * 1024)
+      // The entry's own cap is libcurl's, per handle: the ranges of a
+      // segmented file share it, so that together they keep under it.
+      let own = s.rate.map { max($0 / Int64(max(t.group?.wanted ?? 1, 1)), 1) }
+      _ = sf_easy_setopt_off(easy.handle, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(own ?? 0))
+      easy.set(CURLOPT_BUFFERSIZE, Self.readSize(sessionRate: rateLimit, ownRate: own))
       easy.shape = shape
     }
     if s.isFile {
@@ -72,13 +75,24 @@ extension TransferEngine {
     _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_WRITEDATA, me)
   }
 
+  /// The largest read of a handle. Under a rate cap, smaller reads keep the
+  /// pacing smooth. libcurl checks its own cap between turns of the event
+  /// loop, and one turn reads up to a hundred times while the socket has
+  /// data: a five-hundredth of a second's worth keeps a turn to a fifth.
+  static func readSize(sessionRate: Int64?, ownRate: Int64?) -> Int {
+    var size: Int64 = 256 * 1024
+    if let r = sessionRate { size = min(size, max(r / 16, 16 * 1024)) }
+    if let r = ownRate { size = min(size, max(r / 500, 1024)) }
+    return Int(size)
+  }
+
   /// The shape of `s`'s request to `url`, or nil when its options are set
   /// afresh on a reset handle: `file:` (its time condition is the
-  /// request's), `--verbose`, a rate cap (paused transfers), and
+  /// request's), `--verbose`, a rate cap (paused transfers, or the entry's own), and
   /// credentials libcurl keeps for a transfer (netrc, a user in the URL, a
   /// signing key).
   func requestShape(_ s: TransferSpec, url: String) -> RequestShape? {
-    guard !s.isFile, verbose == nil, rateLimit == nil, s.network.netrc == nil || s.network.netrc == .off,
+    guard !s.isFile, verbose == nil, rateLimit == nil, s.rate == nil, s.network.netrc == nil || s.network.netrc == .off,
       s.signing == nil, !Self.namesUser(url)
     else { return nil }
     return s.shape

@@ -33,6 +33,8 @@ public final class TransferSpec: @unchecked Sendable {
   /// Values to mask in `--verbose` output.
   public let secrets: Secrets
   public let maxBytes: Int64?
+  /// The entry's own cap in bytes per second (`rate`), under the session's.
+  public let rate: Int64?
   public let connectTimeout: TimeSpan
   public let stall: TimeSpan
   /// What its handle's options depend on besides the URL, made once here
@@ -68,7 +70,7 @@ public final class TransferSpec: @unchecked Sendable {
     id: String, url: String, headers: [String] = [], scheme: String, host: String = "", root: String,
     relative: String, partial: PartialFile? = nil, hasher: SHA256Hasher, request: RequestPolicy = .whole,
     network: NetworkOptions = NetworkOptions(), secrets: Secrets = Secrets(), maxBytes: Int64? = nil,
-    connectTimeout: TimeSpan, stall: TimeSpan, onBody: @escaping @Sendable (ResponseHead) -> Void,
+    rate: Int64? = nil, connectTimeout: TimeSpan, stall: TimeSpan, onBody: @escaping @Sendable (ResponseHead) -> Void,
     segments: Int? = 1, mirrors: [(url: String, name: String)] = [], held: HeldRanges? = nil,
     onRanges: (@Sendable (ByteRanges?, Int64, Bool) -> Void)? = nil, mayHoldBody: Bool = false,
     onDrop: (@Sendable () -> Void)? = nil, signing: RequestSigning? = nil
@@ -86,6 +88,7 @@ public final class TransferSpec: @unchecked Sendable {
     self.network = network
     self.secrets = secrets
     self.maxBytes = maxBytes
+    self.rate = rate
     self.connectTimeout = connectTimeout
     self.stall = stall
     self.shape = RequestShape(network: network, connectTimeout: connectTimeout, stall: stall)
@@ -106,7 +109,8 @@ public final class TransferSpec: @unchecked Sendable {
       id: id, url: url, headers: headers + more, scheme: scheme, host: host, root: root, relative: relative,
       partial: partial, hasher: hasher, request: request, network: network,
       secrets: Secrets(all: [self.secrets, secrets]),
-      maxBytes: maxBytes, connectTimeout: connectTimeout, stall: stall, onBody: onBody, segments: segments,
+      maxBytes: maxBytes, rate: rate, connectTimeout: connectTimeout, stall: stall, onBody: onBody,
+      segments: segments,
       mirrors: [], held: held, onRanges: onRanges, mayHoldBody: mayHoldBody, onDrop: onDrop, signing: signing)
   }
 }
