@@ -1,4 +1,5 @@
 import ArgumentParser
+import CStart
 import SyncFiles
 
 #if canImport(Glibc)
@@ -86,8 +87,10 @@ extension Apply {
     }
     // The run's duration (and --deadline) count from here.
     var clock = RunClock()
-    // Before any thread starts: only the watcher thread receives SIGINT/SIGTERM.
-    SignalWatcher.block()
+    // Sources/CStart blocked SIGINT and SIGTERM before the runtime started;
+    // should a libc not run it, they are blocked here, before any thread
+    // starts, so that only the watcher thread receives them.
+    if sf_stop_signals_blocked_at_start() == 0 { SignalWatcher.block() }
     // One registry: the plugins the manifests are checked against are the ones the run uses.
     let plugins = PluginRegistry.standard(locator: PluginLocator(environment: Runtime.environment))
     // The journal is read beside the manifests; the writer uses that reading only if the file is unchanged.
@@ -105,8 +108,8 @@ extension Apply {
         prefetched: prefetch, list: { [listing] in PrefixListings.list($0, plugins: plugins, options: listing) })
     } catch {
       Output.error("syncfiles: \(error.message)")
-      if case .locked = error { throw ExitCode(3) }
-      throw ExitCode(2)
+      if case .locked = error { throw ExitCode(ExitStatus.locked.rawValue) }
+      throw ExitCode(ExitStatus.usage.rawValue)
     }
     clock.end(.plan)
     if let note = applying.recovered { Output.error("syncfiles: \(note)") }
@@ -122,7 +125,7 @@ extension Apply {
       if runner.stopRequested {
         // A second signal: the journal is consistent at every instant; leave now.
         Output.error("syncfiles: \(signal) again: exiting at once")
-        _exit(75)
+        _exit(ExitStatus.stoppedEarly.rawValue)
       }
       runner.stop(signal)
     }
@@ -131,7 +134,7 @@ extension Apply {
     let flag = metrics.map { Paths.normalize($0, relativeTo: Runtime.workingDirectory) }
     for failure in applying.writeMetrics(report, flag: flag) { Output.error("syncfiles: warning: \(failure)") }
     print(report)
-    if report.exitCode != 0 { throw ExitCode(report.exitCode) }
+    if report.exitStatus != .success { throw ExitCode(report.exitCode) }
   }
 }
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CStart
 import SyncFiles
 
 #if canImport(Glibc)
@@ -9,16 +8,11 @@ import SyncFiles
 @main
 struct Main {
   static func main() async {
-    // An apply ends in 75 on SIGINT or SIGTERM whenever it comes: they are
-    // blocked before the Swift runtime starts (Sources/CStart), so one sent
-    // while the process starts waits for the watcher instead of killing it.
-    if sf_stop_signals_blocked_at_start() == 0 {
-      let args = CommandLine.arguments.dropFirst()
-      if args.first == "apply" && !args.contains("--dry-run") { SignalWatcher.block() }
-    }
+    // Which commands block SIGINT and SIGTERM from the start is decided in
+    // one place, before the Swift runtime starts: Sources/CStart/start.c.
     if let typo = SyncFilesCommand.misspeltCommand(Array(CommandLine.arguments.dropFirst())) {
       Output.error(typo)
-      exit(2)
+      exit(ExitStatus.usage.rawValue)
     }
     do {
       var command = try SyncFilesCommand.parseCommand()
@@ -35,7 +29,7 @@ struct Main {
       let message = SyncFilesCommand.fullMessage(for: error)
       if !message.isEmpty { Output.error(message) }
       // SPEC §3: a usage error is exit 2 (argument-parser's own code is 64).
-      exit(code == .validationFailure ? 2 : code.rawValue)
+      exit(code == .validationFailure ? ExitStatus.usage.rawValue : code.rawValue)
     }
   }
 }

@@ -93,5 +93,5 @@ func requireSelection(_ plan: SessionPlan, only: [String]) throws {
   let more = plan.tasks.count > 5 ? ", …" : ""
   let patterns = only.map { "'\($0)'" }.joined(separator: ", ")
   Output.error("syncfiles: --only \(patterns) selects no task (the tasks are \(some)\(more))")
-  throw ExitCode(2)
+  throw ExitCode(ExitStatus.usage.rawValue)
 }

@@ -60,7 +60,7 @@ struct LoadedSession {
       contents = try JournalReader.read(path: path)
     } catch {
       Output.error("syncfiles: \(error.message)")
-      throw ExitCode(2)
+      throw ExitCode(ExitStatus.usage.rawValue)
     }
     if let note = contents.damageNote(path: path, rewritten: false) { Output.error("syncfiles: \(note)") }
     return LoadedSession(set: set, journalPath: path, journal: contents, destinations: destinations)
@@ -117,7 +117,7 @@ struct LoadedSession {
       Output.error(d.description)
     }
     Output.error("nothing was done: fix the errors above (`syncfiles validate` shows warnings too)")
-    throw ExitCode(2)
+    throw ExitCode(ExitStatus.usage.rawValue)
   }
 
   /// Waits for a deferred destination check; its errors end the command as

@@ -77,6 +77,6 @@ struct Status: ParsableCommand {
           ? "ok: \(subjects.count) task(s) checked, none failing or overdue"
           : "syncfiles: \(atFault) of \(subjects.count) task(s) at fault")
     }
-    if !faults.isEmpty { throw ExitCode(1) }
+    if !faults.isEmpty { throw ExitCode(ExitStatus.failed.rawValue) }
   }
 }

@@ -44,7 +44,7 @@ struct Validate: ParsableCommand {
       }
       Output.result(report.summary)
     }
-    if report.set.hasErrors { throw ExitCode(2) }
+    if report.set.hasErrors { throw ExitCode(ExitStatus.usage.rawValue) }
   }
 }
 

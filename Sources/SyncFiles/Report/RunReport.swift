@@ -69,14 +69,17 @@ public struct RunReport: Sendable {
     return sum
   }
 
-  /// SPEC §3: 75 stopped early with work left, 1 a task (or hook) failed, 0 otherwise.
-  public var exitCode: Int32 {
-    if stopped != nil && count(.interrupted) > 0 { return 75 }
+  /// SPEC §3: stopped early with work left, else failed when a task, hook,
+  /// prefix or the journal did, else success.
+  public var exitStatus: ExitStatus {
+    if stopped != nil && count(.interrupted) > 0 { return .stoppedEarly }
     if count(.failed) > 0 || !hookErrors.isEmpty || journalError != nil || prefixes.contains(where: { $0.error != nil })
     {
-      return 1
+      return .failed
     }
-    if stopped != nil { return 75 }
-    return 0
+    if stopped != nil { return .stoppedEarly }
+    return .success
   }
+
+  public var exitCode: Int32 { exitStatus.rawValue }
 }

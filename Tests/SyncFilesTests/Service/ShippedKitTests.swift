@@ -1,4 +1,5 @@
 import Foundation
+import SyncFiles
 import Testing
 
 /// The files that ship with syncfiles to run it as a service (SPEC §8.4):
@@ -23,7 +24,7 @@ import Testing
       }
       for option in options { #expect(page.contains(option), "syncfiles(1) lacks \(command) \(option)") }
     }
-    for code in ["0", "1", "2", "3", "75"] {
+    for code in SyncFiles.ExitStatus.allCases.map({ String($0.rawValue) }) {
       #expect(page.contains("\n       \(code)\n") || page.contains("\n       \(code) "), "EXIT STATUS lacks \(code)")
     }
     for key in ManifestReferenceTests.accepted {
