@@ -22,8 +22,8 @@ enum Output {
   }
 
   /// Keeps values alive until the process exits: freeing a large session
-  /// piece by piece (100,000 entries, their tasks and rows) costs a few
-  /// percent of a `plan`, and the kernel reclaims it all at once anyway.
+  /// piece by piece (entries, their tasks and rows) is work the kernel
+  /// does all at once anyway when the process exits.
   static func keepUntilExit(_ values: Any...) {
     final class Holder {
       let values: [Any]

@@ -4,8 +4,8 @@
 
 /// A destination's folder, opened from root one component at a time with
 /// `O_NOFOLLOW`, and shared by the partial files in it while any of them
-/// is alive: a run of 500 files in one folder opened it once, not 500
-/// times (and closed and examined it once, not 500 times).
+/// is alive: a run of many files in one folder opens, examines and closes
+/// it once, not once per file.
 ///
 /// A folder held open stays the folder that was opened. If someone removes
 /// it during a run, the next partial there walks from root again (and

@@ -56,9 +56,9 @@ final class InstallQueue: @unchecked Sendable {
   }
 
   /// No transfer is in flight, so no file can join the group being
-  /// gathered: it is installed now instead of at the end of the gathering
-  /// (the last group of every run waited it out: 5 ms of each run's wall
-  /// time). The next `add` gathers again.
+  /// gathered: it is installed now instead of at the end of the gathering,
+  /// which the last group of every run would wait out. The next `add`
+  /// gathers again.
   func closeGroup() {
     lock.locked {
       guard !closing else { return }

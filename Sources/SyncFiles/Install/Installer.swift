@@ -41,8 +41,7 @@ public final class PartialFile: @unchecked Sendable {
   /// partial in a file (its bytes are hashed as they are written). A held
   /// body is hashed by the thread that verifies it or writes it out, not by
   /// the transfer thread as it arrives: that thread takes every request of
-  /// the session in turn (22 ms of SHA-256 on it per 2,000
-  /// bodies of 16 KiB).
+  /// the session in turn.
   public func hashHeld(into hasher: SHA256Hasher) {
     guard let held, !heldHashed else { return }
     heldHashed = true

@@ -134,8 +134,8 @@ public final class JournalWriter {
 
   /// Written (or cut) since the last `fdatasync`. A sync with nothing new
   /// skips the call: on ext4 it still costs a flush of the disk's cache
-  /// (0.07–0.3 ms at the end of a run of 500 small files, where hooks that did not run
-  /// left nothing between the run's two syncs).
+  /// (as at the end of a run, when hooks that did not run left nothing
+  /// between the run's two syncs).
   private var unsynced = false
   /// `fdatasync` calls made, for tests.
   private(set) var datasyncs = 0

@@ -36,7 +36,7 @@ extension ManifestDecoder {
     entry.sha256 = f.sha256
     entry.notBefore = f.notBefore
     // An entry that sets no option, nor do its defaults, keeps the default
-    // options' box: none is built and compared (a manifest of 100,000 entries: most of the options' cost).
+    // options' box: none is built and compared.
     checkPrefixKeys(f, url: url, item: item)
     if f.setsOptions || url.namesPrefix {
       entry.options = entryOptions(f, item: item, manifest: manifest, url: url)

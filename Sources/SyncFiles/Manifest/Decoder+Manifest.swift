@@ -14,9 +14,8 @@ struct FilesProgress {
 
 /// The ids of a manifest's entries so far and the line where each was
 /// first used (the line alone: 4 bytes, not 16 a mark). Each id is hashed
-/// once and never again as the table grows: a dictionary hashed each id
-/// twice and again at every doubling, a tenth of the decoding thread's time
-/// for a manifest of 100,000 entries.
+/// once and never again as the table grows: a dictionary hashes each id
+/// twice and again at every doubling.
 struct SeenIDs {
   private var table = ByteKeyTable()
   private var ids: [String] = []

@@ -3,8 +3,8 @@ internal import CLinux
 /// The session's destination check (`ManifestLoader.destinationConflicts`)
 /// on a thread of its own, for a command that gathers facts and plans
 /// before it shows anything (`plan`): the two only read the manifests, and
-/// the check's errors are still reported before any output (a manifest of 100,000 entries: 100,000
-/// destinations, about 25 ms that the planning no longer waits for).
+/// the check's errors are still reported before any output, and the
+/// planning does not wait for the check.
 public final class DestinationCheck: Sendable {
   private let check: Background<[Diagnostic]>
 
@@ -13,7 +13,7 @@ public final class DestinationCheck: Sendable {
     check = Background {
       let found = ManifestLoader.destinationConflicts(set)
       // The check's tables are freed: their pages go back now, on this
-      // thread, while the plan beside it grows (a manifest of 100,000 entries: 0.4 MiB off the peak).
+      // thread, while the plan beside it grows, and stay out of the peak.
       sf_release_free_memory()
       return found
     }

@@ -21,7 +21,7 @@ public struct ManifestLoader: Sendable {
   /// Items of `files:` decoded on the parser's thread before the rest move
   /// to a thread of their own (`PipelinedFiles`). Decoding an item costs more
   /// than a thread's start: past a few dozen items the parser should not
-  /// wait for them (measured on a manifest of 500 entries against 256 inline).
+  /// wait for them.
   var inlineItems = 32
 
   public init(
@@ -88,8 +88,7 @@ public struct ManifestLoader: Sendable {
     set.diagnostics += Self.destinationConflicts(set)
     // The check's tables were the load's last large allocation, on a heap
     // top glibc keeps: what planning allocates next does not reuse it, and it
-    // would stay in the peak (a manifest of 100,000 entries: 2 MiB; the call costs about
-    // a millisecond).
+    // would stay in the peak; the call is cheap.
     sf_release_free_memory()
     return set
   }

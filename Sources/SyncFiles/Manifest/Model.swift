@@ -38,7 +38,7 @@ extension SharedValue: Equatable, Hashable where Value: Hashable {
 /// around by the hundred thousand, and copying the box is one reference
 /// count where copying the values was one per string and list. The options
 /// most entries inherit unchanged sit in a second box that those entries
-/// share (a manifest of 100,000 entries: 536 bytes of values per entry became 240).
+/// share.
 @dynamicMemberLookup
 public struct FileEntry: Sendable, Hashable {
   public struct Values: Sendable, Hashable {
@@ -51,8 +51,8 @@ public struct FileEntry: Sendable, Hashable {
     public var url: SourceURL
     /// Absolute, normalized path: the root, a slash, then `destination`.
     public let destinationPath: String
-    /// Where `destination` starts in `destinationPath`: one text for both
-    /// (a manifest of 100,000 entries: a second string was 80 bytes an entry).
+    /// Where `destination` starts in `destinationPath`: one text for both,
+    /// not a second string per entry.
     let destinationStart: UInt32
     /// Normalized, relative to the manifest's root (`tables/iris.csv`).
     public var destination: String {
@@ -81,9 +81,8 @@ public struct FileEntry: Sendable, Hashable {
       set { notBeforeSeconds = newValue?.seconds ?? .min }
     }
     public var options = Values.defaultOptions
-    // Without an optional's padding (an entry holds these 100,000 times in
-    // a manifest of 100,000 entries): -1 for no expected size (sizes are not negative), Int64.min for
-    // no not_before.
+    // Without an optional's padding, as every entry holds them: -1 for no
+    // expected size (sizes are not negative), Int64.min for no not_before.
     private var storedExpected: Int64 = -1
     private var notBeforeSeconds = Int64.min
 

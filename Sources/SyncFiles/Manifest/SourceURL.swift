@@ -31,8 +31,8 @@ public struct ExpandedString: Sendable, Hashable, CustomStringConvertible, Custo
 public struct SourceURL: Sendable, Hashable, CustomStringConvertible {
   // A text with no `${VAR}` is kept in two parts: up to its last `/`, a
   // string the URLs of one folder share, and the rest, most often short
-  // enough to need no allocation (a manifest of 100,000 entries: 80 bytes of text an entry became
-  // none). One with a variable keeps its expanded text in a box.
+  // enough to need no allocation. One with a variable keeps its expanded
+  // text in a box.
   private let head: String
   private let tail: String
   private let expanded: SharedValue<ExpandedString>?

@@ -6,7 +6,7 @@ internal import CYAML
 
 /// The text a parse reads: bytes in memory, or an open file read as libyaml
 /// asks for it (16 KiB at a time), so that a large manifest is never held
-/// whole (a manifest of 100,000 entries is 15 MB).
+/// whole.
 public enum YAMLInput {
   case bytes([UInt8])
   /// Read from its current offset to its end; the caller closes it.

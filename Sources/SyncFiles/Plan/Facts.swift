@@ -54,8 +54,8 @@ public struct Facts: Sendable {
   public var proxies = ProxyRoute(environment: [:])
   /// How many partials beside their destinations `files` holds, when the
   /// gatherer counted them (nil: not counted, look each one up). With none,
-  /// the planner does not make each task's partial path to look it up
-  /// (100,000 paths made for nothing in a manifest of 100,000 entries).
+  /// the planner does not make each task's partial path to look it up (a
+  /// path made for nothing per entry).
   public var siblingPartials: Int? = nil
   /// What a listing said of the objects of prefix entries, by task id
   /// (`PrefixExpansion`): an object listed with its installed ETag and size
@@ -84,8 +84,7 @@ public enum FactGatherer {
   ///
   /// From `splitFrom` destinations on, the second half is looked at on a
   /// thread of its own: the `lstat`s are system calls that wait on nothing
-  /// but the kernel, and while the facts are gathered the other core is idle
-  /// (2,000 destinations, 7–9 ms on one thread).
+  /// but the kernel, and while the facts are gathered the other core is idle.
   public static func gather(
     for manifests: [Manifest], journal: [String: TaskState], now: Timestamp, digests: Bool = true
   ) -> Facts {
@@ -175,7 +174,7 @@ public enum FactGatherer {
 
   /// Each destination folder once, found by its bytes: most destinations
   /// share their folder, and a string made for each one and hashed twice
-  /// cost more than the `stat` (100,000 destinations in 1,000 folders).
+  /// costs more than the `stat`.
   struct FolderTable {
     private var table = ByteKeyTable()
     private var folders: [(path: String, missing: Bool)] = []
@@ -206,8 +205,8 @@ public enum FactGatherer {
   struct PartialLookup {
     static let listFrom = 64
     let manifests: [Manifest]
-    /// Counted when first needed: a plan whose folders do not exist yet
-    /// (a manifest of 100,000 entries) asks for none.
+    /// Counted when first needed: a plan whose folders do not exist yet asks
+    /// for none.
     var crowdedFolders: Set<String>? = nil
     var listed: [String: Set<String>] = [:]
 
@@ -245,7 +244,7 @@ public enum FactGatherer {
 
     /// The last folder asked about and its listed partials (nil: look each
     /// partial up): destinations come folder by folder, and each one's
-    /// folder was hashed three times (2,000 destinations in one folder).
+    /// folder would be hashed three times.
     private var last: (folder: String, partials: Set<String>?)? = nil
 
     /// Whether the partial of `destination` may lie in `folder`, its folder.

@@ -212,8 +212,8 @@ public enum Planner {
   }
 
   /// The reason of a task waiting for its `not_before`, made once per date:
-  /// a manifest of 100,000 entries often names one date for all of them, and
-  /// writing it out was a third of planning each (a manifest of 100,000 entries).
+  /// a large manifest often names one date for all of its entries, and
+  /// writing it out costs more than planning the task.
   struct WaitReasons {
     private var last: (date: Timestamp, text: String)?
 

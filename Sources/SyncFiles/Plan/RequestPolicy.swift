@@ -194,7 +194,7 @@ public struct RequestPolicy: Sendable, Hashable {
   /// what the partial holds now (`partialSize`), which the caller knows best.
   public func headerLines(partialSize: Int64) -> [String] {
     // Made for every request: one allocation for the list, one per line
-    // (an interpolation grew each line's buffer; a run of 2,000 revalidations sends one a request).
+    // (an interpolation would grow each line's buffer).
     var lines: [String] = []
     lines.reserveCapacity(4)
     switch condition {

@@ -17,10 +17,9 @@ public enum Action: String, Sendable, Hashable, CaseIterable {
   }
 }
 
-/// A plan holds one per entry (100,000 in the largest manifests measured), so what most tasks leave at
-/// its default sits in a box of its own or none, optional numbers are kept
-/// without an optional's padding, and the small fields sit together (208
-/// bytes a task became 120, then 88).
+/// A plan holds one per entry, so what most tasks leave at its default sits
+/// in a box of its own or none, optional numbers are kept without an
+/// optional's padding, and the small fields sit together.
 public struct PlannedTask: Sendable, Hashable {
   public var entry: FileEntry
   /// Why, in words a person understands.

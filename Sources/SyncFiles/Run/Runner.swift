@@ -169,8 +169,8 @@ public final class Runner: @unchecked Sendable {
       let t = monotonicSeconds()
       // The outcomes held back reach the journal in one write every 20 ms
       // (and at 64 KiB, and at the end): a killed run loses at most those
-      // checks, whose files are revalidated next time. Per batch of events
-      // it was one write for every four records (a run of 2,000 revalidations: 500 writes).
+      // checks, whose files are revalidated next time. A write per batch of
+      // events would hold only a few records each.
       if t - loop.lastJournalFlush >= Self.flushInterval {
         journal.flush()
         loop.lastJournalFlush = t

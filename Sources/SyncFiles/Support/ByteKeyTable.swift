@@ -2,8 +2,8 @@
 /// with no `String` made: a slot keeps 32 bits of a key's hash and a number
 /// that names the key to its owner, who compares the bytes when the hashes
 /// agree. The session check looks up every destination and its folders this
-/// way (100,000 destinations; a `String` made for each folder cost more
-/// than the lookups, and a slot of 8 bytes keeps the table at 1 MiB).
+/// way: a `String` made for each folder costs more than the lookups, and a
+/// slot of 8 bytes keeps the table small.
 struct ByteKeyTable {
   /// Per slot: the hash in the high half (never 0), the number in the low; 0 is empty.
   private var slots: [UInt64]

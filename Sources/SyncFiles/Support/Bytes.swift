@@ -4,8 +4,8 @@
 
 /// Scans of a string's UTF-8 bytes in place. A native string keeps its bytes
 /// contiguous, and a loop over a buffer costs about a tenth of what the
-/// generic `utf8` view costs a byte (a manifest of 100,000 entries checks
-/// each URL and path this way).
+/// generic `utf8` view costs a byte, and the decoder checks every URL and
+/// path of a manifest this way.
 extension StringProtocol {
   /// Runs `body` on the bytes in place, or on a copy where they are not contiguous.
   @inline(__always)
@@ -36,8 +36,8 @@ extension StringProtocol {
 extension String {
   /// `head`, then `separator` (when given), then `tail`, made in one
   /// allocation of the exact size. `a + "/" + b` makes an intermediate
-  /// string and grows the result past its size (a manifest of 100,000 entries: 96 bytes for a path of
-  /// 34, and a prefix made and freed for each of 100,000 entries).
+  /// string and grows the result past its size, for every entry of a
+  /// manifest.
   init(_ head: String, _ separator: UInt8?, _ tail: String) {
     var head = head
     var tail = tail

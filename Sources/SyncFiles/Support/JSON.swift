@@ -136,7 +136,7 @@ public enum JSONValue: Sendable, Hashable {
     out.put(UInt8(ascii: "\""))
     // Most strings (ids, paths, URLs, dates) need no escape: copied whole.
     // Any other is copied in the runs between its escapes (an ETag's quotes
-    // brought every journal record here: a run of 2,000 revalidations).
+    // bring most journal records here).
     var s = s
     s.withUTF8 { u in
       var run = 0  // where the bytes not yet handed over begin

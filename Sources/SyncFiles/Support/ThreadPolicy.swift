@@ -7,8 +7,8 @@ internal import CLinux
 /// The scheduling policy of the run's threads. They hand work to each other
 /// all the time: a completion to the runner, a file to the install thread, a
 /// start to the engine. Under Linux's normal policy (SCHED_OTHER) the woken
-/// thread may preempt the one that woke it on its own core: in a run of 2,000 revalidations the engine
-/// thread was preempted by the runner 1,046 times for 2,000 requests. Under
+/// thread may preempt the one that woke it on its own core, and the engine
+/// thread is preempted by the runner about once a request. Under
 /// SCHED_BATCH a woken thread waits for a free core, the waker's next sleep or
 /// the next tick instead. Nothing else changes: same nice value, same share.
 enum ThreadPolicy {

@@ -125,7 +125,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
   /// Fractions of a second are dropped. Returns nil when malformed.
   public static func parseRFC3339(_ text: String) -> Timestamp? {
     // Over the bytes in place, with no array made: a manifest may give a
-    // `not_before` in each of 100,000 entries (a manifest of 100,000 entries).
+    // `not_before` in each of its entries.
     text.withUTF8Bytes(parseRFC3339)
   }
 

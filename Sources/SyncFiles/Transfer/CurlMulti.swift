@@ -21,8 +21,7 @@ final class CurlMulti: @unchecked Sendable {
     _ = sf_multi_setopt_long(m, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
     // Idle connections kept for reuse. libcurl's default is four per handle
     // added *now*: whenever few transfers were in flight it closed the
-    // connections over that, and opened them again a moment later (a run of 2,000 revalidations: 64
-    // connections for 2,000 requests at 8 at a time).
+    // connections over that, and opened them again a moment later.
     _ = sf_multi_setopt_long(m, CURLMOPT_MAXCONNECTS, max(32, 4 * (maxPerHost ?? 8)))
   }
 

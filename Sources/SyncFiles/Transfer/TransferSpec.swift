@@ -2,12 +2,11 @@
 /// bytes go. Built by the runner; handed to the engine thread and back.
 ///
 /// A class of constants, not a struct: made whole once, then only read, by
-/// every thread after the runner's. As a struct of some twenty fields, each
-/// of the four copies a try made (the hand-over, the engine's transfer, the
-/// set-up) retained and released each of its strings, arrays and closures
-/// (142,000 retains for 2,000 tries); a reference is retained
-/// once. Constants, as a field a class lets anyone set is checked for
-/// overlapping access each time it is read (a run of 2,000 revalidations: 16 checks a try).
+/// every thread after the runner's. Each copy of a struct of some twenty
+/// fields (a try makes four: the hand-over, the engine's transfer, the
+/// set-up) retains and releases each of its strings, arrays and closures; a
+/// reference is retained once. Constants, as a field a class lets anyone
+/// set is checked for overlapping access each time it is read.
 public final class TransferSpec: @unchecked Sendable {
   public let id: String
   /// The URL to fetch (expanded: never print it).

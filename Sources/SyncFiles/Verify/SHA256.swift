@@ -269,10 +269,9 @@ final class HashRing: @unchecked Sendable {
   private var owed: Int64 { tail - head + fileLag }
 
   /// Whether the thread waits for more: it waits until `readSize` bytes are
-  /// owed, or someone waits for them. Woken for every piece, it hashed each
-  /// as it came and slept again: a body over HTTP/2 arrives 16 KiB at a
-  /// time, and 256 MiB over TLS cost 22,002 `futex` calls, about two for
-  /// each piece, and read the file back 16 KiB at a time.
+  /// owed, or someone waits for them. Woken for every piece, it would hash
+  /// each as it came and sleep again: a body over HTTP/2 arrives 16 KiB at
+  /// a time, and each piece would cost two wake-ups and a read of its own.
   private var batched: Bool { drainers == 0 && owed < Int64(Self.readSize) }
 
   private func startIfNeeded() {
