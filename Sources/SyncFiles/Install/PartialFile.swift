@@ -1,4 +1,3 @@
-// Over 400 lines: one type, PartialFile, whose descriptors (file, folder, positional) every write, sync and rename shares privately.
 internal import CLinux
 
 #if canImport(Glibc)
@@ -16,26 +15,28 @@ internal import CLinux
 /// `O_EXCL` and mode 0600. `commit` makes the bytes durable, renames the
 /// partial over the destination and makes the rename durable: the
 /// destination is at every instant the old complete file or the new one.
+/// Its folders are walked in `PartialFile+Folders.swift`, and the bytes of
+/// a segmented transfer written at their offsets in `PartialFile+Ranges.swift`.
 public final class PartialFile: @unchecked Sendable {
   // Handed from thread to thread (runner, transfer engine, installer), used by one at a time.
   public let destination: String
   /// The destination's folder, shared with the other partials in it (nil while the bytes are held).
   private(set) var folder: Folder?
-  private var folderFD: Int32 { folder?.fd ?? -1 }
-  private var fd: Int32
-  private let name: String
-  private let partialName: String
+  var folderFD: Int32 { folder?.fd ?? -1 }
+  var fd: Int32
+  let name: String
+  let partialName: String
   /// Bytes in the partial (in the file, or held).
-  public private(set) var size: Int64
+  public internal(set) var size: Int64
   /// A small body held in memory, no file made yet (see `init(holding:relative:capacity:)`).
-  private var held: [UInt8]?
+  var held: [UInt8]?
   /// Where the file of held bytes is to be made.
-  private let root: String
-  private let relative: String
+  let root: String
+  let relative: String
   /// True while the bytes are held in memory and no file exists.
   public var isHeld: Bool { held != nil }
   /// The held bytes went to a hasher (`hashHeld`).
-  private var heldHashed = false
+  var heldHashed = false
 
   /// Feeds the bytes held in memory to `hasher`, once; nothing for a
   /// partial in a file (its bytes are hashed as they are written). A held
@@ -75,7 +76,7 @@ public final class PartialFile: @unchecked Sendable {
     held?.reserveCapacity(capacity)
   }
 
-  private init(naming root: String, _ relative: String) throws(InstallError) {
+  init(naming root: String, _ relative: String) throws(InstallError) {
     destination = String(root, UInt8(ascii: "/"), relative)
     name = try Self.lastName(of: relative)
     partialName = PartialFile.partialName(for: name)
@@ -88,7 +89,7 @@ public final class PartialFile: @unchecked Sendable {
   /// The last component of `relative`, which has no `.` or `..` component.
   /// Checked byte by byte when it is plain (as destinations are): splitting
   /// it cost the transfer thread time for every file.
-  private static func lastName(of relative: String) throws(InstallError) -> String {
+  static func lastName(of relative: String) throws(InstallError) -> String {
     if Paths.isPlainRelative(relative) { return Paths.fileName(of: relative) }
     let parts = relative.split(separator: "/")
     guard let last = parts.last, !parts.contains(where: { $0 == ".." || $0 == "." }) else {
@@ -98,7 +99,7 @@ public final class PartialFile: @unchecked Sendable {
   }
 
   /// Opens (or creates) the file in its folder; returns the bytes it holds.
-  private func openFile(resume: Bool) throws(InstallError) -> Int64 {
+  func openFile(resume: Bool) throws(InstallError) -> Int64 {
     var dir = try Folder.of(root: root, fileAt: relative, create: true, for: destination)
     var (opened, created) = Self.openPartial(partialName, in: dir.fd, resume: resume)
     if opened < 0 && errno == ENOENT {
@@ -132,7 +133,7 @@ public final class PartialFile: @unchecked Sendable {
 
   /// The partial `name` in the folder `dir`: opened to append to when
   /// `resume` and it exists, else created empty (`created`); -1 and errno on failure.
-  private static func openPartial(_ name: String, in dir: Int32, resume: Bool) -> (fd: Int32, created: Bool) {
+  static func openPartial(_ name: String, in dir: Int32, resume: Bool) -> (fd: Int32, created: Bool) {
     if resume {
       let fd = openat(dir, name, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
       if fd >= 0 { return (fd, false) }
@@ -149,86 +150,25 @@ public final class PartialFile: @unchecked Sendable {
     return (fd, true)
   }
 
+  /// A second descriptor without O_APPEND (with it, Linux `pwrite` appends
+  /// whatever the offset), opened on first use.
+  var positionalFD: Int32 = -1
+
+  /// Bytes written at offsets since the last early writeback.
+  var positionalUnflushed: Int64 = 0
+
+  /// Size and modification time (ns) of the file `install` renamed into
+  /// place, taken from its descriptor; nil before the install.
+  public internal(set) var installedFact: (size: Int64, mtimeNs: Int64)?
+
   deinit {
     closePositional()
     if fd >= 0 { close(fd) }
   }
 
-  private func closePositional() {
+  func closePositional() {
     if positionalFD >= 0 { close(positionalFD) }
     positionalFD = -1
-  }
-
-  /// The folder of a destination, opened from `root` one component at a
-  /// time with `O_NOFOLLOW` (created on the way when `create`).
-  static func openFolder(root: String, parts: ArraySlice<String>, create: Bool, for destination: String)
-    throws(InstallError) -> Int32
-  {
-    // Root itself is the user's choice and may be a symlink; below it, nothing may be.
-    var dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if dir < 0 && errno == ENOENT && create {
-      // Created on first use only: no mkdir calls for every file of a run.
-      guard FileIO.makeFolders(root) else {
-        throw .system(doing: "cannot create root", path: root, errno: Errno(errno))
-      }
-      dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    }
-    guard dir >= 0 else { throw .system(doing: "cannot open root", path: root, errno: Errno(errno)) }
-    for component in parts {
-      if create && mkdirat(dir, component, 0o755) != 0 && errno != EEXIST {
-        let e = Errno(errno)
-        close(dir)
-        throw .system(doing: "cannot create folder '\(component)' for", path: destination, errno: e)
-      }
-      let next = openat(dir, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-      let err = errno
-      close(dir)
-      guard next >= 0 else {
-        if err == ELOOP || err == ENOTDIR { throw .unsafeFolder(component: component, destination: destination) }
-        throw .system(doing: "cannot open '\(component)' on the way to", path: destination, errno: Errno(err))
-      }
-      dir = next
-    }
-    return dir
-  }
-
-  /// Sets the mode of an installed destination (`relative` inside `root`)
-  /// without a transfer (SPEC §8.2); never follows a symlink, touches only a
-  /// regular file.
-  public static func correctMode(root: String, relative: String, mode: UInt32) throws(InstallError) {
-    let destination = root + "/" + relative
-    let parts = relative.split(separator: "/").map(String.init)
-    guard let last = parts.last else { return }
-    let dir = try openFolder(root: root, parts: parts.dropLast(), create: false, for: destination)
-    defer { close(dir) }
-    let fd = openat(dir, last, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard fd >= 0 else {
-      throw .system(doing: "cannot open", path: destination, errno: Errno(errno), detail: " to set its mode")
-    }
-    defer { close(fd) }
-    var st = stat()
-    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
-      throw .notRegularFile(path: destination, consequence: "is not a regular file; its mode is left alone")
-    }
-    guard fchmod(fd, mode_t(mode)) == 0 else {
-      throw .system(
-        doing: "cannot set the mode of", path: destination, errno: Errno(errno), detail: " to \(String(mode, radix: 8))"
-      )
-    }
-  }
-
-  /// Removes partial data left beside a destination that is now up to date
-  /// (a kill can leave one the journal never heard of). Never follows a
-  /// symlink on the way; a missing partial is not an error.
-  public static func removeLeftover(root: String, relative: String) throws(InstallError) {
-    let parts = relative.split(separator: "/").map(String.init)
-    guard let last = parts.last else { return }
-    let dir = try openFolder(root: root, parts: parts.dropLast(), create: false, for: root + "/" + relative)
-    defer { close(dir) }
-    let name = partialName(for: last)
-    guard unlinkat(dir, name, 0) == 0 || errno == ENOENT else {
-      throw .system(doing: "cannot remove the stale partial file of", path: root + "/" + relative, errno: Errno(errno))
-    }
   }
 
   /// Appends bytes to the partial file.
@@ -265,7 +205,7 @@ public final class PartialFile: @unchecked Sendable {
 
   static let writebackStep: Int64 = 1 << 20
   /// Where the next early writeback starts.
-  private var writebackFrom: Int64 = 0
+  var writebackFrom: Int64 = 0
 
   /// How `fill(from:)` copied.
   public enum FillMethod: String, Sendable {
@@ -417,120 +357,10 @@ public final class PartialFile: @unchecked Sendable {
     madeReader = fd >= 0 ? FileReader(duplicating: fd) : nil
     return madeReader
   }
-  private var madeReader: FileReader?
+  var madeReader: FileReader?
 
   /// Feeds the bytes already in the partial to `hasher` (once, when resuming).
   public func hashExisting(into hasher: SHA256Hasher) -> Bool { hasher.update(fd: fd, length: size) }
-
-  // MARK: - Segmented transfers (SPEC §8.3): bytes written at their offsets
-
-  /// A second descriptor without O_APPEND (with it, Linux `pwrite` appends
-  /// whatever the offset), opened on first use.
-  private var positionalFD: Int32 = -1
-
-  private func positional() throws(InstallError) -> Int32 {
-    if positionalFD >= 0 { return positionalFD }
-    try materialize()
-    positionalFD = openat(folderFD, partialName, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
-    guard positionalFD >= 0 else {
-      throw .system(doing: "cannot open the partial file of", path: destination, errno: Errno(errno))
-    }
-    return positionalFD
-  }
-
-  /// Makes the partial `length` bytes long for ranges written at their
-  /// offsets: its blocks reserved where the file system allows (a full disk
-  /// fails here, before any range is asked for), else extended sparse.
-  public func preallocate(_ length: Int64) throws(InstallError) {
-    let out = try positional()
-    if length > size && sf_preallocate(out, length) != 0 {
-      guard errno == EOPNOTSUPP || errno == ENOSYS, ftruncate(out, off_t(length)) == 0 else {
-        throw .system(
-          doing: "cannot make room for", path: destination, errno: Errno(errno),
-          detail: " (\(ByteSize.format(length)))")
-      }
-    }
-    size = max(size, length)
-  }
-
-  /// Writes a range's bytes at their offset (the partial was preallocated).
-  /// Every `writebackStep` bytes written so, the kernel is asked to start
-  /// writing the file's dirty pages, as for one stream: without it the fsync
-  /// at commit found the whole file still to write (a 1 GiB file in 4 ranges:
-  /// 0.45 s after the last byte arrived).
-  public func write(_ buffer: UnsafeRawBufferPointer, at offset: Int64) throws(InstallError) {
-    let out = try positional()
-    guard FileIO.writeAll(out, buffer, at: Int(offset)) else {
-      throw .system(doing: "cannot write the partial file of", path: destination, errno: Errno(errno))
-    }
-    positionalUnflushed += Int64(buffer.count)
-    if positionalUnflushed >= Self.writebackStep {
-      _ = sf_start_writeback(out, 0, 0)  // 0 bytes: to the end of the file
-      positionalUnflushed = 0
-    }
-  }
-
-  /// Makes the bytes written so far durable (`fdatasync`), before the
-  /// journal may claim them (SPEC §9.2: after a power cut, a preallocated
-  /// range the journal calls held must not be a hole of zeros). False when
-  /// the flush failed: nothing may be claimed then.
-  public func syncWritten() -> Bool {
-    let out = positionalFD >= 0 ? positionalFD : fd
-    return out >= 0 && fdatasync(out) == 0
-  }
-
-  /// Bytes written at offsets since the last early writeback.
-  private var positionalUnflushed: Int64 = 0
-
-  /// Hashes `range` of the partial, read back (from the page cache, as a rule).
-  public func hash(_ range: Range<Int64>, into hasher: SHA256Hasher) -> Bool {
-    hasher.update(fd: fd, from: range.lowerBound, length: range.upperBound - range.lowerBound)
-  }
-
-  /// Cuts the partial back to `length` bytes (what one stream can continue
-  /// from a segmented partial: its held prefix).
-  public func truncate(to length: Int64) throws(InstallError) {
-    if held != nil {
-      held?.removeLast(Int(max(0, size - length)))
-      size = min(size, length)
-      // The caller starts its hasher over; what is held now is to be hashed afresh.
-      heldHashed = false
-      return
-    }
-    try Syscall.check({ ftruncate(fd, off_t(length)) }) { e in
-      InstallError.system(doing: "cannot truncate the partial file of", path: destination, errno: e)
-    }
-    size = length
-    writebackFrom = min(writebackFrom, length)
-  }
-
-  /// Size and modification time (ns) of the file `install` renamed into
-  /// place, taken from its descriptor; nil before the install.
-  public private(set) var installedFact: (size: Int64, mtimeNs: Int64)?
-
-  /// Bytes in the partial file now (another process may be appending to it).
-  public func currentSize() -> Int64 {
-    var st = stat()
-    return fstat(fd, &st) == 0 ? Int64(st.st_size) : size
-  }
-
-  /// Takes in what another process (a source plugin) appended through the
-  /// partial's path: the name must still lead to the very file this object
-  /// holds open, a regular file, not a symlink or a replacement.
-  public func adoptExternalWrites() throws(InstallError) {
-    var mine = stat()
-    var named = stat()
-    guard fd >= 0, fstat(fd, &mine) == 0 else {
-      throw .partialLost(destination: destination, how: .gone)
-    }
-    guard fstatat(folderFD, partialName, &named, AT_SYMLINK_NOFOLLOW) == 0 else {
-      throw .partialLost(destination: destination, how: .moved)
-    }
-    guard (named.st_mode & S_IFMT) == S_IFREG, named.st_dev == mine.st_dev, named.st_ino == mine.st_ino else {
-      throw .partialLost(destination: destination, how: .replaced)
-    }
-    size = Int64(mine.st_size)
-  }
 
   /// Removes the partial file.
   public func discard() {

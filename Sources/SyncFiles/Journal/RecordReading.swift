@@ -1,0 +1,290 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Task records read as bytes, in the shape `RecordBytes.swift` writes them
+/// (`TaskState.recordBytes`): its keys in its order, its value types, no white
+/// space; any other shape is nil, and the general JSON parser reads it.
+extension TaskState {
+  /// The task id a record in the writer's shape begins with (read without
+  /// the rest of the record); nil for any other shape.
+  static func fastID(_ body: UnsafeBufferPointer<UInt8>) -> String? {
+    var r = RecordReader(b: body)
+    guard r.literal(recordStart), let id = r.string(), r.i < body.count,
+      body[r.i] == UInt8(ascii: ",") || body[r.i] == UInt8(ascii: "}")
+    else { return nil }
+    return id
+  }
+
+  /// The record in `body` when it has exactly the writer's shape; nil sends
+  /// it to the general reader (which also decides whether it is valid).
+  static func fastRecord(_ body: UnsafeBufferPointer<UInt8>) -> TaskState? {
+    var times = RFC3339Parsed()
+    return fastRecord(body, times: &times)
+  }
+
+  /// `fastRecord`, keeping the last time read in `times` for the next record's.
+  static func fastRecord(_ body: UnsafeBufferPointer<UInt8>, times: inout RFC3339Parsed) -> TaskState? {
+    var r = RecordReader(b: body, times: times)
+    defer { times = r.times }
+    guard r.literal(recordStart), let id = r.string() else { return nil }
+    var t = TaskState(id: id)
+    guard r.pairs(of: RecordReader.topKeys, { r, k in r.top(k, into: &t) }), r.i == body.count else { return nil }
+    return t
+  }
+}
+
+/// The last time a reader parsed, kept with its text: a journal's records
+/// mostly share the second of their check and success, and a steady run
+/// reads two times for each of thousands of tasks.
+struct RFC3339Parsed {
+  /// The text's 20 bytes (`2026-11-22T03:00:00Z`) and 4 spare.
+  private var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+  /// What it parsed to; nil while nothing is kept.
+  private var value: Timestamp??
+
+  /// `Timestamp.parseRFC3339(bytes)`.
+  mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+    guard bytes.count == 20, let from = bytes.baseAddress else { return Timestamp.parseRFC3339(bytes) }
+    if let kept = value, withUnsafeBytes(of: &text, { memcmp($0.baseAddress!, from, 20) == 0 }) { return kept }
+    let v = Timestamp.parseRFC3339(bytes)
+    withUnsafeMutableBytes(of: &text) { $0.copyMemory(from: UnsafeRawBufferPointer(bytes)) }
+    value = .some(v)
+    return v
+  }
+}
+
+/// A cursor over one record's bytes that accepts only the writer's shape.
+private struct RecordReader {
+  let b: UnsafeBufferPointer<UInt8>
+  var i = 0
+  var times = RFC3339Parsed()
+
+  static let topKeys = [
+    "fp", "last_check", "last_success", "outcome", "error", "bytes", "http_status", "installed", "partial",
+    "failures", "backoff_until", "on_change_pending", "on_complete_pending",
+  ].map { Array($0.utf8) }
+  static let installedKeys = ["etag", "last_modified", "sha256", "lm_strong"].map { Array($0.utf8) }
+  static let partialKeys = ["total", "etag", "last_modified", "lm_strong"].map { Array($0.utf8) }
+
+  mutating func eat(_ c: UInt8) -> Bool {
+    guard i < b.count, b[i] == c else { return false }
+    i += 1
+    return true
+  }
+
+  mutating func literal(_ s: StaticString) -> Bool {
+    let n = s.utf8CodeUnitCount
+    guard b.count - i >= n else { return false }
+    for k in 0..<n where b[i + k] != s.utf8Start[k] { return false }
+    i += n
+    return true
+  }
+
+  /// `"name":` where name is one of `keys` after index `last` (the writer's order, each once).
+  mutating func key(after last: Int, in keys: [[UInt8]]) -> Int? {
+    guard eat(UInt8(ascii: "\"")) else { return nil }
+    let start = i
+    while i < b.count, b[i] != UInt8(ascii: "\""), b[i] != UInt8(ascii: "\\") { i += 1 }
+    guard i < b.count, b[i] == UInt8(ascii: "\"") else { return nil }
+    let name = UnsafeBufferPointer(rebasing: b[start..<i])
+    i += 1
+    guard eat(UInt8(ascii: ":")) else { return nil }
+    for k in (last + 1)..<keys.count where keys[k].count == name.count {
+      if keys[k].withUnsafeBufferPointer({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }) { return k }
+    }
+    return nil
+  }
+
+  /// Moves `i` past the bytes a string takes as they are, eight at a time
+  /// where none of them asks for a look (a digest, a path).
+  mutating func skipPlain() { i = plainEnd(from: i) }
+
+  /// Where the bytes a string takes as they are end, from `k`.
+  func plainEnd(from k: Int) -> Int {
+    var k = JSONValue.skippingPlainWords(b, from: k)
+    while k < b.count, b[k] != UInt8(ascii: "\""), b[k] != UInt8(ascii: "\\"), b[k] >= 0x20 { k += 1 }
+    return k
+  }
+
+  /// The bytes of a string that has no escape, in place (nil for any other
+  /// value: `string()` reads those).
+  mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+    let opening = i
+    guard eat(UInt8(ascii: "\"")) else { return nil }
+    let start = i
+    skipPlain()
+    guard i < b.count, b[i] == UInt8(ascii: "\"") else {
+      i = opening
+      return nil
+    }
+    i += 1
+    return UnsafeBufferPointer(rebasing: b[start..<(i - 1)])
+  }
+
+  /// A time the writer wrote (RFC 3339, no escape), read from the bytes in
+  /// place; .some(nil) for a string that is no time, as `Timestamp.parseRFC3339` says.
+  mutating func time() -> Timestamp?? {
+    if let bytes = plainString() { return .some(times.parse(bytes)) }
+    return string().map { Timestamp.parseRFC3339($0) }
+  }
+
+  /// A string with no `\u` escape; other escapes as JSON reads them.
+  mutating func string() -> String? {
+    guard eat(UInt8(ascii: "\"")) else { return nil }
+    let start = i
+    skipPlain()
+    guard i < b.count else { return nil }
+    if b[i] == UInt8(ascii: "\"") {
+      i += 1
+      return String(decoding: UnsafeBufferPointer(rebasing: b[start..<(i - 1)]), as: UTF8.self)
+    }
+    // Escapes (an ETag's quotes): checked and counted first, then written
+    // once into the string's own storage, with no array between (every
+    // record's ETag comes here).
+    var end = i
+    var length = i - start
+    while end < b.count, b[end] != UInt8(ascii: "\"") {
+      guard b[end] == UInt8(ascii: "\\"), end + 1 < b.count, Self.unescaped(b[end + 1]) != nil else { return nil }
+      let run = end + 2
+      end = plainEnd(from: run)
+      length += 1 + end - run
+    }
+    guard end < b.count else { return nil }
+    let text = String(unsafeUninitializedCapacity: length) { out in
+      var k = start
+      for o in 0..<length {
+        let escaped = b[k] == UInt8(ascii: "\\")
+        out[o] = escaped ? Self.unescaped(b[k + 1]) ?? b[k + 1] : b[k]  // each escape checked above
+        k += escaped ? 2 : 1
+      }
+      return length
+    }
+    i = end + 1
+    return text
+  }
+
+  private static func unescaped(_ e: UInt8) -> UInt8? {
+    switch e {
+    case UInt8(ascii: "\""): 0x22
+    case UInt8(ascii: "\\"): 0x5C
+    case UInt8(ascii: "/"): 0x2F
+    case UInt8(ascii: "b"): 0x08
+    case UInt8(ascii: "f"): 0x0C
+    case UInt8(ascii: "n"): 0x0A
+    case UInt8(ascii: "r"): 0x0D
+    case UInt8(ascii: "t"): 0x09
+    default: nil
+    }
+  }
+
+  /// `-?(0|[1-9][0-9]*)` that fits an Int64 as it is read: an integer, as the
+  /// general reader makes it (a longer one takes the general way).
+  mutating func int() -> Int64? {
+    let negative = eat(UInt8(ascii: "-"))
+    let start = i
+    var v: Int64 = 0
+    while i < b.count, b[i] >= UInt8(ascii: "0"), b[i] <= UInt8(ascii: "9") {
+      let (m, o1) = v.multipliedReportingOverflow(by: 10)
+      let (a, o2) = m.addingReportingOverflow(Int64(b[i] - UInt8(ascii: "0")))
+      guard !o1, !o2 else { return nil }
+      v = a
+      i += 1
+    }
+    let digits = i - start
+    guard digits > 0, !(digits > 1 && b[start] == UInt8(ascii: "0")) else { return nil }
+    if i < b.count, b[i] == UInt8(ascii: ".") || b[i] | 0x20 == UInt8(ascii: "e") { return nil }
+    return negative ? -v : v
+  }
+
+  mutating func bool() -> Bool? {
+    if literal("true") { return true }
+    if literal("false") { return false }
+    return nil
+  }
+
+  /// One top-level value, key `k` of `topKeys`; false when it is not of the writer's type.
+  mutating func top(_ k: Int, into t: inout TaskState) -> Bool {
+    switch k {
+    case 0, 4:
+      guard let s = string() else { return false }
+      if k == 0 { t.fingerprint = s } else { t.lastError = s }
+    case 1, 2, 10:
+      guard let v = time() else { return false }
+      if k == 1 { t.lastCheck = v } else if k == 2 { t.lastSuccess = v } else { t.backoffUntil = v }
+    case 3:
+      guard let s = string() else { return false }
+      t.lastOutcome = TaskState.Outcome(rawValue: s)
+    case 5, 6, 9:
+      guard let v = int() else { return false }
+      if k == 5 { t.lastBytes = v } else if k == 6 { t.httpStatus = Int(v) } else { t.failures = Int(v) }
+    case 7:
+      guard let v = installed() else { return false }
+      t.installed = v
+    case 8:
+      guard let v = partial() else { return false }
+      t.partial = v
+    default:
+      guard let v = bool() else { return false }
+      if k == 11 { t.changeHookPending = v } else { t.completeHookPending = v }
+    }
+    return true
+  }
+
+  /// `,"key":value` pairs, keys in the order of `keys` and each at most
+  /// once, then `}`; `value` reads key `k`'s value (false: not the writer's shape).
+  mutating func pairs(of keys: [[UInt8]], _ value: (inout RecordReader, Int) -> Bool) -> Bool {
+    var last = -1
+    while eat(UInt8(ascii: ",")) {
+      guard let k = key(after: last, in: keys), value(&self, k) else { return false }
+      last = k
+    }
+    return eat(UInt8(ascii: "}"))
+  }
+
+  mutating func installed() -> TaskState.Installed? {
+    guard literal(#"{"size":"#), let size = int(), literal(#","mtime_ns":"#), let m = int() else { return nil }
+    var v = TaskState.Installed(size: size, mtimeNs: m)
+    let whole = pairs(of: Self.installedKeys) { r, k in
+      switch k {
+      case 0:
+        v.etag = r.string()
+        return v.etag != nil
+      case 1:
+        v.lastModified = r.string()
+        return v.lastModified != nil
+      case 2:
+        v.sha256 = r.string()
+        return v.sha256 != nil
+      default:
+        guard let f = r.bool() else { return false }
+        v.dateIsStrong = f
+        return true
+      }
+    }
+    return whole ? v : nil
+  }
+
+  mutating func partial() -> TaskState.Partial? {
+    guard literal(#"{"path":"#), let path = string(), literal(#","offset":"#), let off = int() else { return nil }
+    var v = TaskState.Partial(path: path, offset: off)
+    let whole = pairs(of: Self.partialKeys) { r, k in
+      switch k {
+      case 0:
+        v.totalBytes = r.int()
+        return v.totalBytes != nil
+      case 1:
+        v.etag = r.string()
+        return v.etag != nil
+      case 2:
+        v.lastModified = r.string()
+        return v.lastModified != nil
+      default:
+        guard let f = r.bool() else { return false }
+        v.dateIsStrong = f
+        return true
+      }
+    }
+    return whole ? v : nil
+  }
+}
