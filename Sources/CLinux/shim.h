@@ -1,12 +1,10 @@
 #ifndef SYNCFILES_CLINUX_SHIM_H
 #define SYNCFILES_CLINUX_SHIM_H
 // Linux calls that glibc declares only under _GNU_SOURCE.
+#define _GNU_SOURCE 1
 #include <fcntl.h>
 #include <unistd.h>
 #ifdef __linux__
-extern int syncfs(int fd);
-extern int pipe2(int fds[2], int flags);
-extern int sync_file_range(int fd, long long offset, long long nbytes, unsigned int flags);
 static inline int sf_syncfs(int fd) { return syncfs(fd); }
 #include <sys/vfs.h>
 // The statfs magic number of the file system holding fd, or -1.
@@ -20,23 +18,23 @@ static inline void sf_release_free_memory(void) { malloc_trim(0); }
 // Starts writeback of a range without waiting for it (a hint; errors are
 // reported by the fsync that follows).
 static inline int sf_start_writeback(int fd, long long offset, long long length) {
-  return sync_file_range(fd, offset, length, 2 /* SYNC_FILE_RANGE_WRITE */);
+  return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
 }
 // A pipe whose ends are close-on-exec from the start (no window for a fork).
 static inline int sf_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
-extern int fallocate(int fd, int mode, long long offset, long long len);
 // Reserves the blocks of 0..<length (the file grows to it); fails with
 // EOPNOTSUPP where the file system cannot (the caller then extends it sparse).
 static inline int sf_preallocate(int fd, long long length) { return fallocate(fd, 0, 0, length); }
 // Reserves the blocks of offset..<offset+length past the end without growing
 // the file (FALLOC_FL_KEEP_SIZE): appends there need no new blocks.
-static inline int sf_reserve(int fd, long long offset, long long length) { return fallocate(fd, 1, offset, length); }
+static inline int sf_reserve(int fd, long long offset, long long length) {
+  return fallocate(fd, FALLOC_FL_KEEP_SIZE, offset, length);
+}
 #include <sys/ioctl.h>
-extern long long copy_file_range(int fd_in, long long *off_in, int fd_out, long long *off_out,
-                                 unsigned long len, unsigned int flags);
-// Shares the source's extents with the destination (btrfs, XFS, bcachefs):
-// FICLONE, _IOW(0x94, 9, int). Fails with EOPNOTSUPP/EXDEV/EINVAL elsewhere.
-static inline int sf_clone_file(int dest_fd, int src_fd) { return ioctl(dest_fd, 0x40049409, src_fd); }
+#include <linux/fs.h>
+// Shares the source's extents with the destination (btrfs, XFS, bcachefs).
+// Fails with EOPNOTSUPP/EXDEV/EINVAL elsewhere.
+static inline int sf_clone_file(int dest_fd, int src_fd) { return ioctl(dest_fd, FICLONE, src_fd); }
 // Copies in the kernel from the current offset of each file (no user-space buffer).
 static inline long long sf_copy_file_range(int in_fd, int out_fd, unsigned long length) {
   return copy_file_range(in_fd, 0, out_fd, 0, length, 0);

@@ -193,8 +193,9 @@ public enum YAMLLoader {
       SourceMark(line: Int(m.line) + 1, column: Int(m.column) + 1)
     }
 
-    static func string(_ p: UnsafePointer<CChar>?) -> String? {
-      p.map { String(cString: $0) }
+    /// An anchor or tag of an event: libyaml's NUL-terminated bytes, or none.
+    static func string(_ p: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+      p.map { String(cString: UnsafePointer($0)) }
     }
 
     mutating func count(_ n: Int, alias: Bool, at mark: SourceMark) throws(YAMLError) {
@@ -226,7 +227,7 @@ public enum YAMLLoader {
         }
       case YAML_SCALAR_EVENT: try scalar(&event, at: mark)
       case YAML_ALIAS_EVENT:
-        let name = Builder.string(sf_yaml_alias_anchor(&event)) ?? ""
+        let name = Builder.string(event.data.alias.anchor) ?? ""
         guard var node = anchors[name] else {
           throw YAMLError(mark: mark, message: "alias *\(name) refers to no anchor &\(name) defined before it")
         }
@@ -243,24 +244,22 @@ public enum YAMLLoader {
     /// A scalar: its text and style, as a node.
     private mutating func scalar(_ event: inout yaml_event_t, at mark: SourceMark) throws(YAMLError) {
       try count(1, alias: false, at: mark)
-      let len = sf_yaml_scalar_length(&event)
+      let len = event.data.scalar.length
       let text: String
-      if let p = sf_yaml_scalar_value(&event), len > 0 {
-        text = p.withMemoryRebound(to: UInt8.self, capacity: len) {
-          String(decoding: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self)
-        }
+      if let p = event.data.scalar.value, len > 0 {
+        text = String(decoding: UnsafeBufferPointer(start: p, count: len), as: UTF8.self)
       } else {
         text = ""
       }
       let style: ScalarStyle
-      switch sf_yaml_scalar_style(&event) {
+      switch event.data.scalar.style {
       case YAML_PLAIN_SCALAR_STYLE, YAML_ANY_SCALAR_STYLE: style = .plain
       case YAML_LITERAL_SCALAR_STYLE, YAML_FOLDED_SCALAR_STYLE: style = .block
       default: style = .quoted
       }
       let node = YAMLNode(
-        kind: .scalar(text, style), mark: mark, tag: Builder.string(sf_yaml_scalar_tag(&event)), weight: 1)
-      try emit(node, anchor: Builder.string(sf_yaml_scalar_anchor(&event)))
+        kind: .scalar(text, style), mark: mark, tag: Builder.string(event.data.scalar.tag), weight: 1)
+      try emit(node, anchor: Builder.string(event.data.scalar.anchor))
     }
 
     /// A sequence or mapping opens: a frame of its own (the first one of a
@@ -281,8 +280,8 @@ public enum YAMLLoader {
       stack.append(
         Frame(
           isMapping: isMapping, mark: mark,
-          tag: Builder.string(isMapping ? sf_yaml_mapping_tag(&event) : sf_yaml_sequence_tag(&event)),
-          anchor: Builder.string(isMapping ? sf_yaml_mapping_anchor(&event) : sf_yaml_sequence_anchor(&event))))
+          tag: Builder.string(isMapping ? event.data.mapping_start.tag : event.data.sequence_start.tag),
+          anchor: Builder.string(isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor)))
       // A file entry has a handful of keys: one allocation instead of growing 1, 2, 4, 8.
       if isMapping { stack[stack.count - 1].pairs.reserveCapacity(6) }
     }
