@@ -177,35 +177,35 @@ enum ProgressMode: String, ExpressibleByArgument, CaseIterable {
 
 /// The live progress line on a terminal (redrawn in place), and log lines
 /// printed above it; without a terminal, only the log lines.
-final class ProgressLine: @unchecked Sendable {
+final class ProgressLine: Sendable {
   let live: Bool
   /// The terminal can erase a line (`\e[K`); a dumb one gets spaces instead.
   let erases: Bool
-  private let lock = Lock()
-  private var shown = 0
+  /// The width of the line shown now (0: none).
+  private let shown = Locked(0)
 
   init(live: Bool, term: String? = Runtime.environment["TERM"]) {
     self.live = live
     erases = !(term ?? "").isEmpty && term != "dumb"
   }
 
-  /// Back to the start of the line, erasing what the last line showed.
-  private var erase: String {
+  /// Back to the start of the line, erasing what the last line (`shown` wide) showed.
+  private func erase(_ shown: Int) -> String {
     erases ? "\r\u{1b}[K" : "\r" + String(repeating: " ", count: shown) + "\r"
   }
 
   func log(_ text: String) {
-    lock.locked {
-      if shown > 0 { Output.error(erase, newline: false) }
+    shown.withLock { shown in
+      if shown > 0 { Output.error(erase(shown), newline: false) }
       shown = 0
       Output.error(text)
     }
   }
 
   func show(_ p: RunProgress) {
-    lock.locked {
+    shown.withLock { shown in
       let text = Self.text(p)
-      Output.error(erase + text, newline: false)
+      Output.error(erase(shown) + text, newline: false)
       shown = text.count
     }
   }
@@ -233,8 +233,8 @@ final class ProgressLine: @unchecked Sendable {
   }
 
   func clear() {
-    lock.locked {
-      if shown > 0 { Output.error(erase, newline: false) }
+    shown.withLock { shown in
+      if shown > 0 { Output.error(erase(shown), newline: false) }
       shown = 0
     }
   }

@@ -10,12 +10,11 @@ enum Output {
   /// The session's values from the environment, masked in everything
   /// printed once the manifests are read (`mask`): the last line of defence
   /// for a path built from a `${VAR}` (`root:`, `journal:`).
-  private nonisolated(unsafe) static var secrets = Secrets()
-  private static let secretsLock = Lock()
+  private static let secrets = Locked(Secrets())
 
-  static func mask(_ values: Secrets) { secretsLock.locked { secrets = values } }
+  static func mask(_ values: Secrets) { secrets.withLock { $0 = values } }
 
-  private static func masked(_ text: String) -> String { secretsLock.locked { secrets }.redacting(text) }
+  private static func masked(_ text: String) -> String { secrets.withLock { $0 }.redacting(text) }
 
   static func result(_ text: String) {
     print(masked(text))

@@ -66,25 +66,27 @@ final class Folder: Sendable {
   /// The folders open now, by root and path; an entry lives as long as its partials.
   private static let shared = Table()
 
-  private final class Table: @unchecked Sendable {
+  private final class Table: Sendable {
     private struct Entry {
       weak var folder: Folder?
     }
-    private let lock = Lock()
-    private var entries: [String: Entry] = [:]
-    /// The count at which entries whose folder closed are dropped (twice the open ones, at least 256).
-    private var pruneAt = 256
+    private struct Entries {
+      var byKey: [String: Entry] = [:]
+      /// The count at which entries whose folder closed are dropped (twice the open ones, at least 256).
+      var pruneAt = 256
+    }
+    private let entries = Locked(Entries())
 
-    func lookup(_ key: String) -> Folder? { lock.locked { entries[key]?.folder } }
+    func lookup(_ key: String) -> Folder? { entries.withLock { $0.byKey[key]?.folder } }
 
     func keep(_ folder: Folder, as key: String) {
-      lock.locked {
+      entries.withLock { e in
         // Entries whose folder closed are dropped now and then, not one by one.
-        if entries.count >= pruneAt {
-          entries = entries.filter { $0.value.folder != nil }
-          pruneAt = max(256, 2 * entries.count)
+        if e.byKey.count >= e.pruneAt {
+          e.byKey = e.byKey.filter { $0.value.folder != nil }
+          e.pruneAt = max(256, 2 * e.byKey.count)
         }
-        entries[key] = Entry(folder: folder)
+        e.byKey[key] = Entry(folder: folder)
       }
     }
   }

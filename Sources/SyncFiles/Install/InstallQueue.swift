@@ -8,7 +8,7 @@
 /// over its destination, then each folder is flushed once. A group of one
 /// is a plain fsync, rename, folder fsync.
 final class InstallQueue: @unchecked Sendable {
-  struct Item: @unchecked Sendable {
+  struct Item: Sendable {
     var index: Int
     var partial: PartialFile
     var mode: UInt32?
@@ -51,7 +51,7 @@ final class InstallQueue: @unchecked Sendable {
     lock.locked {
       queue.append(item)
       closing = false
-      if waiting || gathered + queue.count >= groupLimit { lock.signal() }
+      if waiting || gathered + queue.count >= groupLimit { lock.broadcast() }
     }
   }
 
@@ -63,7 +63,7 @@ final class InstallQueue: @unchecked Sendable {
     lock.locked {
       guard !closing else { return }
       closing = true
-      lock.signal()
+      lock.broadcast()
     }
   }
 
@@ -71,7 +71,7 @@ final class InstallQueue: @unchecked Sendable {
   func shutdown() {
     lock.locked {
       quit = true
-      lock.signal()
+      lock.broadcast()
       while running { lock.wait(until: nil) }
     }
   }
@@ -98,7 +98,7 @@ final class InstallQueue: @unchecked Sendable {
     }
     lock.locked {
       running = false
-      lock.signal()
+      lock.broadcast()
     }
   }
 

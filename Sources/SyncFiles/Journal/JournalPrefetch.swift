@@ -15,14 +15,16 @@
 /// file system's clock granularity, and a same-size write in place is seen
 /// as surely as an append. A file changed just before the read is read
 /// again under the lock and compared byte for byte.
-public final class JournalPrefetch: @unchecked Sendable {
-  private let lock = Lock()
-  private var started: String?
-  private var done = false
-  private var bytes: [UInt8]?
-  private var contents: JournalFormat.Contents?
-  /// The file as read, when it was settled then (nil: compare the bytes).
-  private var identity: FileIdentity?
+public final class JournalPrefetch: Sendable {
+  private struct State {
+    var started: String?
+    var done = false
+    var bytes: [UInt8]?
+    var contents: JournalFormat.Contents?
+    /// The file as read, when it was settled then (nil: compare the bytes).
+    var identity: FileIdentity?
+  }
+  private let state = Locked(State())
   static let settle: Int64 = 50_000_000  // ns
 
   public init() {}
@@ -30,21 +32,20 @@ public final class JournalPrefetch: @unchecked Sendable {
   /// Starts reading the journal at `path`, once: later calls (another path
   /// the manifests name) are ignored, and `JournalWriter` checks the path.
   public func start(path: String) {
-    let first = lock.locked {
-      guard started == nil else { return false }
-      started = path
+    let first = state.withLock { s in
+      guard s.started == nil else { return false }
+      s.started = path
       return true
     }
     guard first else { return }
-    startThread { [self] in
+    startThread { [state] in
       let (read, settled) = Self.read(path)
       let decoded = read.flatMap { JournalFormat.decode($0) }
-      lock.locked {
-        bytes = read
-        contents = decoded
-        identity = settled
-        done = true
-        lock.signal()
+      state.update { s in
+        s.bytes = read
+        s.contents = decoded
+        s.identity = settled
+        s.done = true
       }
     }
   }
@@ -68,9 +69,7 @@ public final class JournalPrefetch: @unchecked Sendable {
   /// Waits until a started prefetch has read the file (its readers, and
   /// tests that order their writes after it).
   func waitUntilRead() {
-    lock.locked {
-      while started != nil && !done { lock.wait(until: nil) }
-    }
+    state.wait(for: { $0.started == nil || $0.done }, then: { _ in })
   }
 
   /// The decoding of `path` when the file is still as a settled prefetch
@@ -78,11 +77,11 @@ public final class JournalPrefetch: @unchecked Sendable {
   /// for the prefetch to end; what it held stays for `contents(path:matching:)`.
   func contents(path: String, unchangedSince now: FileIdentity?) -> JournalFormat.Contents? {
     waitUntilRead()
-    return lock.locked {
-      guard started == path else { return nil }
-      guard let identity, let now, identity == now, let contents else { return nil }
-      bytes = nil
-      self.contents = nil
+    return state.withLock { s in
+      guard s.started == path else { return nil }
+      guard let identity = s.identity, let now, identity == now, let contents = s.contents else { return nil }
+      s.bytes = nil
+      s.contents = nil
       return contents
     }
   }
@@ -92,13 +91,13 @@ public final class JournalPrefetch: @unchecked Sendable {
   /// the prefetch to end, and drops what it held.
   func contents(path: String, matching current: [UInt8]) -> JournalFormat.Contents? {
     waitUntilRead()
-    let taken: ([UInt8], JournalFormat.Contents)? = lock.locked {
-      guard started == path else { return nil }
+    let taken: ([UInt8], JournalFormat.Contents)? = state.withLock { s in
+      guard s.started == path else { return nil }
       defer {
-        bytes = nil
-        contents = nil
+        s.bytes = nil
+        s.contents = nil
       }
-      guard let bytes, let contents else { return nil }
+      guard let bytes = s.bytes, let contents = s.contents else { return nil }
       return (bytes, contents)
     }
     guard let (read, decoded) = taken, read.count == current.count else { return nil }

@@ -49,7 +49,7 @@ final class PipelinedFiles: YAMLListSink, @unchecked Sendable {
       let wasEmpty = queue.isEmpty
       if wasEmpty {
         swap(&queue, &pending)
-        lock.signal()
+        lock.broadcast()
       } else {
         queue.append(contentsOf: pending)
         pending.removeAll(keepingCapacity: true)
@@ -75,7 +75,7 @@ final class PipelinedFiles: YAMLListSink, @unchecked Sendable {
     if !pending.isEmpty { handOver() }
     lock.locked {
       closed = true
-      lock.signal()
+      lock.broadcast()
       while !workerDone { lock.wait(until: nil) }
       done.removeAll()
     }
@@ -90,7 +90,7 @@ final class PipelinedFiles: YAMLListSink, @unchecked Sendable {
         // Swapped out, not copied: the queue's next buffer is the parser's to make.
         var b: [YAMLNode] = []
         swap(&b, &queue)
-        lock.signal()  // a parser waiting for room
+        lock.broadcast()  // a parser waiting for room
         return b
       }
       guard let batch else { break }
@@ -99,7 +99,7 @@ final class PipelinedFiles: YAMLListSink, @unchecked Sendable {
     }
     lock.locked {
       workerDone = true
-      lock.signal()
+      lock.broadcast()
     }
   }
 }

@@ -46,7 +46,7 @@ final class ExternalTransport: Transport, @unchecked Sendable {
       done(r)
       lock.locked {
         running -= 1
-        lock.signal()
+        lock.broadcast()
       }
     }
   }

@@ -61,11 +61,7 @@ public enum Subprocess {
     do throws(RunError) { child = try spawn(argv, environment: extra, captureStdout: captureStdout) } catch {
       return Result(status: nil, stderr: error.message, timedOut: false)
     }
-    if let input {
-      // A child that does not read its stdin must not block us: write what the pipe takes.
-      _ = fcntl(child.stdin, F_SETFL, O_NONBLOCK)
-      _ = input.withUnsafeBytes { write(child.stdin, $0.baseAddress, $0.count) }
-    }
+    if let input { offer(input, to: child.stdin) }
     close(child.stdin)
     var guardian = Guardian(pid: child.pid, end: monotonicSeconds() + timeout, watch: watch)
     var result = Result(status: nil, stderr: "", timedOut: false)
@@ -140,6 +136,26 @@ public enum Subprocess {
       throw .spawn(command: exe, errno: Errno(rc))
     }
     return Child(pid: pid, stdin: inPipe[1], stderr: errPipe[0], stdout: captureStdout ? outPipe[0] : nil)
+  }
+
+  /// Writes what the pipe to a child's stdin takes of `input`, at once. A
+  /// child that does not read its stdin must not block us, and one that
+  /// has already exited must not kill us: the write to a pipe nobody reads
+  /// raises SIGPIPE in this thread, which is blocked around it and taken
+  /// back if it came, so that the write fails with EPIPE instead.
+  static func offer(_ input: [UInt8], to fd: Int32) {
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    var pipeSignal = sigset_t()
+    sigemptyset(&pipeSignal)
+    sigaddset(&pipeSignal, SIGPIPE)
+    var before = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &pipeSignal, &before)
+    let n = input.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    if n < 0 && errno == EPIPE {
+      var now = timespec()
+      _ = sigtimedwait(&pipeSignal, nil, &now)
+    }
+    pthread_sigmask(SIG_SETMASK, &before, nil)
   }
 
   /// A child's start: a process group of its own, an empty signal mask,

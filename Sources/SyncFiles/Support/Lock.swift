@@ -42,7 +42,11 @@ public final class Lock: @unchecked Sendable {
     pthread_cond_timedwait(cond, mutex, &ts)
   }
 
-  func signal() { pthread_cond_broadcast(cond) }
+  /// With the lock held: wakes one thread waiting on the condition.
+  func signal() { pthread_cond_signal(cond) }
+
+  /// With the lock held: wakes every thread waiting on the condition.
+  func broadcast() { pthread_cond_broadcast(cond) }
 }
 
 /// Seconds on the monotonic clock (for deadlines and rates, never for dates).
@@ -73,25 +77,18 @@ func startThread(_ body: @escaping @Sendable () -> Void) {
 
 /// A value worked out on a thread of its own while the caller does
 /// something else; `wait` returns it once it is there.
-final class Background<Value: Sendable>: @unchecked Sendable {
-  private let lock = Lock()
-  /// Set once by the working thread, under `lock`.
-  private var value: Value?
+final class Background<Value: Sendable>: Sendable {
+  /// Set once by the working thread.
+  private let value = Locked<Value?>(nil)
 
   init(_ work: @escaping @Sendable () -> Value) {
-    startThread { [self] in
+    startThread { [value] in
       let v = work()
-      lock.locked {
-        value = v
-        lock.signal()
-      }
+      value.update { $0 = v }
     }
   }
 
   func wait() -> Value {
-    lock.locked {
-      while value == nil { lock.wait(until: nil) }
-      return value!
-    }
+    value.wait(for: { $0 != nil }, then: { $0! })
   }
 }

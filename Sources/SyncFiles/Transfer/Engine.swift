@@ -207,7 +207,7 @@ public final class TransferEngine: @unchecked Sendable {
     lock.locked {
       spare.removeAll()
       finished = true
-      lock.signal()
+      lock.broadcast()
     }
   }
 

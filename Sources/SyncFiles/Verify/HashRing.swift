@@ -111,7 +111,7 @@ final class HashRing: @unchecked Sendable {
           } else {
             pieces.append((context, .ring(end: tail)))
           }
-          if !batched { lock.signal() }
+          if !batched { lock.broadcast() }
           return done + Int64(pieces.count - 1)
         }
       }
@@ -134,7 +134,7 @@ final class HashRing: @unchecked Sendable {
       } else {
         pieces.append((context, .file(file, offset: range.lowerBound, end: range.upperBound)))
       }
-      if !batched { lock.signal() }
+      if !batched { lock.broadcast() }
       return done + Int64(pieces.count - 1)
     }
   }
@@ -146,7 +146,7 @@ final class HashRing: @unchecked Sendable {
   func wait(until number: Int64) {
     lock.locked {
       drainers += 1
-      lock.signal()  // the thread may be waiting for a fuller batch
+      lock.broadcast()  // the thread may be waiting for a fuller batch
       while done + Int64(next) <= number { lock.wait(until: nil) }
       drainers -= 1
     }
@@ -220,6 +220,6 @@ final class HashRing: @unchecked Sendable {
       pieces.removeAll(keepingCapacity: true)
       next = 0
     }
-    lock.signal()
+    lock.broadcast()
   }
 }

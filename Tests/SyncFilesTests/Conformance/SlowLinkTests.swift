@@ -1,4 +1,5 @@
 import Foundation
+import SyncFiles
 import Testing
 
 /// A link of our own between network namespaces: syncfiles in `client`,
@@ -104,18 +105,6 @@ final class SlowLink {
     p.standardError = FileHandle(forWritingAtPath: dir + "/stderr")
     try p.run()
     return p
-  }
-}
-
-/// A value behind a lock, for counters shared by tests that run in parallel.
-final class Locked<T>: @unchecked Sendable {
-  private var value: T
-  private let lock = NSLock()
-  init(_ v: T) { value = v }
-  func withLock<R>(_ body: (inout T) -> R) -> R {
-    lock.lock()
-    defer { lock.unlock() }
-    return body(&value)
   }
 }
 
