@@ -33,37 +33,39 @@ extension TaskState {
     defer { times = w.times }
     w.out.put(Self.recordStart)
     JSONValue.writeString(id, to: &w.out)
-    w.string("fp", fingerprint)
-    w.time("last_check", lastCheck)
-    w.time("last_success", lastSuccess)
-    w.string("outcome", lastOutcome?.rawValue)
-    w.string("error", lastError)
-    w.int("bytes", lastBytes)
-    w.int("http_status", httpStatus.map { Int64($0) })
+    w.string(.fingerprint, fingerprint)
+    w.time(.lastCheck, lastCheck)
+    w.time(.lastSuccess, lastSuccess)
+    w.string(.outcome, lastOutcome?.rawValue)
+    w.string(.error, lastError)
+    w.int(.bytes, lastBytes)
+    w.int(.httpStatus, httpStatus.map { Int64($0) })
     if let i = installed {
-      w.out.put(#","installed":{"size":"#)
+      typealias K = RecordKey.Installed
+      w.open(.installed, first: K.size.name)
       JSONValue.writeInt(i.size, to: &w.out)
-      w.int("mtime_ns", i.mtimeNs)
-      w.string("etag", i.etag)
-      w.string("last_modified", i.lastModified)
-      w.string("sha256", i.sha256)
-      w.flag("lm_strong", i.dateIsStrong)
+      w.int(K.mtimeNs.name, i.mtimeNs)
+      w.string(K.etag.name, i.etag)
+      w.string(K.lastModified.name, i.lastModified)
+      w.string(K.sha256.name, i.sha256)
+      w.flag(K.dateIsStrong.name, i.dateIsStrong)
       w.out.put(UInt8(ascii: "}"))
     }
     if let p = partial {
-      w.out.put(#","partial":{"path":"#)
+      typealias K = RecordKey.Partial
+      w.open(.partial, first: K.path.name)
       JSONValue.writeString(p.path, to: &w.out)
-      w.int("offset", p.offset)
-      w.int("total", p.totalBytes)
-      w.string("etag", p.etag)
-      w.string("last_modified", p.lastModified)
-      w.flag("lm_strong", p.dateIsStrong)
+      w.int(K.offset.name, p.offset)
+      w.int(K.total.name, p.totalBytes)
+      w.string(K.etag.name, p.etag)
+      w.string(K.lastModified.name, p.lastModified)
+      w.flag(K.dateIsStrong.name, p.dateIsStrong)
       w.out.put(UInt8(ascii: "}"))
     }
-    w.int("failures", failures > 0 ? Int64(failures) : nil)
-    w.time("backoff_until", backoffUntil)
-    w.flag("on_change_pending", changeHookPending)
-    w.flag("on_complete_pending", completeHookPending)
+    w.int(.failures, failures > 0 ? Int64(failures) : nil)
+    w.time(.backoffUntil, backoffUntil)
+    w.flag(.onChangePending, changeHookPending)
+    w.flag(.onCompletePending, completeHookPending)
     w.out.put(UInt8(ascii: "}"))
     return w.out.count
   }
@@ -118,6 +120,21 @@ struct RFC3339Text {
 private struct RecordWriter {
   var out: ByteCursor
   var times: RFC3339Text
+
+  /// `,"key":{"first":`: a nested object opened, its first key named.
+  mutating func open(_ k: RecordKey.Task, first: StaticString) {
+    name(k.name)
+    out.put(UInt8(ascii: "{"))
+    out.put(UInt8(ascii: "\""))
+    out.put(first)
+    out.put(UInt8(ascii: "\""))
+    out.put(UInt8(ascii: ":"))
+  }
+
+  mutating func time(_ k: RecordKey.Task, _ v: Timestamp?) { time(k.name, v) }
+  mutating func string(_ k: RecordKey.Task, _ v: String?) { string(k.name, v) }
+  mutating func int(_ k: RecordKey.Task, _ v: Int64?) { int(k.name, v) }
+  mutating func flag(_ k: RecordKey.Task, _ v: Bool) { flag(k.name, v) }
 
   mutating func name(_ k: StaticString) {
     out.put(UInt8(ascii: ","))

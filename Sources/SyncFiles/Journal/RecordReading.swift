@@ -60,12 +60,12 @@ private struct RecordReader {
   var i = 0
   var times = RFC3339Parsed()
 
-  static let topKeys = [
-    "fp", "last_check", "last_success", "outcome", "error", "bytes", "http_status", "installed", "partial",
-    "failures", "backoff_until", "on_change_pending", "on_complete_pending",
-  ].map { Array($0.utf8) }
-  static let installedKeys = ["etag", "last_modified", "sha256", "lm_strong"].map { Array($0.utf8) }
-  static let partialKeys = ["total", "etag", "last_modified", "lm_strong"].map { Array($0.utf8) }
+  static let topKeys = RecordKey.Task.allCases.map { Array($0.text.utf8) }
+  /// The optional keys of `installed` and `partial` the byte writer writes, in its order.
+  static let installedFields: [RecordKey.Installed] = [.etag, .lastModified, .sha256, .dateIsStrong]
+  static let installedKeys = installedFields.map { Array($0.text.utf8) }
+  static let partialFields: [RecordKey.Partial] = [.total, .etag, .lastModified, .dateIsStrong]
+  static let partialKeys = partialFields.map { Array($0.text.utf8) }
 
   mutating func eat(_ c: UInt8) -> Bool {
     guard i < b.count, b[i] == c else { return false }
@@ -205,30 +205,21 @@ private struct RecordReader {
 
   /// One top-level value, key `k` of `topKeys`; false when it is not of the writer's type.
   mutating func top(_ k: Int, into t: inout TaskState) -> Bool {
-    switch k {
-    case 0, 4:
-      guard let s = string() else { return false }
-      if k == 0 { t.fingerprint = s } else { t.lastError = s }
-    case 1, 2, 10:
-      guard let v = time() else { return false }
-      if k == 1 { t.lastCheck = v } else if k == 2 { t.lastSuccess = v } else { t.backoffUntil = v }
-    case 3:
-      guard let s = string() else { return false }
-      t.lastOutcome = TaskState.Outcome(rawValue: s)
-    case 5, 6, 9:
-      guard let v = int() else { return false }
-      if k == 5 { t.lastBytes = v } else if k == 6 { t.httpStatus = Int(v) } else { t.failures = Int(v) }
-    case 7:
-      guard let v = installed() else { return false }
-      t.installed = v
-    case 8:
-      guard let v = partial() else { return false }
-      t.partial = v
-    default:
-      guard let v = bool() else { return false }
-      if k == 11 { t.changeHookPending = v } else { t.completeHookPending = v }
+    switch RecordKey.Task(rawValue: k)! {
+    case .fingerprint: return string().map { t.fingerprint = $0 } != nil
+    case .error: return string().map { t.lastError = $0 } != nil
+    case .lastCheck: return time().map { t.lastCheck = $0 } != nil
+    case .lastSuccess: return time().map { t.lastSuccess = $0 } != nil
+    case .backoffUntil: return time().map { t.backoffUntil = $0 } != nil
+    case .outcome: return string().map { t.lastOutcome = TaskState.Outcome(rawValue: $0) } != nil
+    case .bytes: return int().map { t.lastBytes = $0 } != nil
+    case .httpStatus: return int().map { t.httpStatus = Int($0) } != nil
+    case .failures: return int().map { t.failures = Int($0) } != nil
+    case .installed: return installed().map { t.installed = $0 } != nil
+    case .partial: return partial().map { t.partial = $0 } != nil
+    case .onChangePending: return bool().map { t.changeHookPending = $0 } != nil
+    case .onCompletePending: return bool().map { t.completeHookPending = $0 } != nil
     }
-    return true
   }
 
   /// `,"key":value` pairs, keys in the order of `keys` and each at most
@@ -242,47 +233,43 @@ private struct RecordReader {
     return eat(UInt8(ascii: "}"))
   }
 
+  /// `{"first":`: a nested object's start and its first key.
+  mutating func opening(_ first: StaticString) -> Bool {
+    eat(UInt8(ascii: "{")) && eat(UInt8(ascii: "\"")) && literal(first) && eat(UInt8(ascii: "\""))
+      && eat(UInt8(ascii: ":"))
+  }
+
+  /// `,"key":` of a key the writer always writes.
+  mutating func then(_ key: StaticString) -> Bool {
+    eat(UInt8(ascii: ",")) && eat(UInt8(ascii: "\"")) && literal(key) && eat(UInt8(ascii: "\""))
+      && eat(UInt8(ascii: ":"))
+  }
+
   mutating func installed() -> TaskState.Installed? {
-    guard literal(#"{"size":"#), let size = int(), literal(#","mtime_ns":"#), let m = int() else { return nil }
+    typealias K = RecordKey.Installed
+    guard opening(K.size.name), let size = int(), then(K.mtimeNs.name), let m = int() else { return nil }
     var v = TaskState.Installed(size: size, mtimeNs: m)
     let whole = pairs(of: Self.installedKeys) { r, k in
-      switch k {
-      case 0:
-        v.etag = r.string()
-        return v.etag != nil
-      case 1:
-        v.lastModified = r.string()
-        return v.lastModified != nil
-      case 2:
-        v.sha256 = r.string()
-        return v.sha256 != nil
-      default:
-        guard let f = r.bool() else { return false }
-        v.dateIsStrong = f
-        return true
+      switch Self.installedFields[k] {
+      case .etag: return r.string().map { v.etag = $0 } != nil
+      case .lastModified: return r.string().map { v.lastModified = $0 } != nil
+      case .sha256: return r.string().map { v.sha256 = $0 } != nil
+      default: return r.bool().map { v.dateIsStrong = $0 } != nil
       }
     }
     return whole ? v : nil
   }
 
   mutating func partial() -> TaskState.Partial? {
-    guard literal(#"{"path":"#), let path = string(), literal(#","offset":"#), let off = int() else { return nil }
+    typealias K = RecordKey.Partial
+    guard opening(K.path.name), let path = string(), then(K.offset.name), let off = int() else { return nil }
     var v = TaskState.Partial(path: path, offset: off)
     let whole = pairs(of: Self.partialKeys) { r, k in
-      switch k {
-      case 0:
-        v.totalBytes = r.int()
-        return v.totalBytes != nil
-      case 1:
-        v.etag = r.string()
-        return v.etag != nil
-      case 2:
-        v.lastModified = r.string()
-        return v.lastModified != nil
-      default:
-        guard let f = r.bool() else { return false }
-        v.dateIsStrong = f
-        return true
+      switch Self.partialFields[k] {
+      case .total: return r.int().map { v.totalBytes = $0 } != nil
+      case .etag: return r.string().map { v.etag = $0 } != nil
+      case .lastModified: return r.string().map { v.lastModified = $0 } != nil
+      default: return r.bool().map { v.dateIsStrong = $0 } != nil
       }
     }
     return whole ? v : nil

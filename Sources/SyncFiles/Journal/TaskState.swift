@@ -105,77 +105,43 @@ public struct TaskState: Sendable, Hashable {
 
 extension TaskState {
   var json: JSONValue {
+    typealias K = RecordKey.Task
     var o: [(String, JSONValue)] = [("t", .string("task")), ("id", .string(id))]
-    func put(_ k: String, _ v: JSONValue?) { if let v { o.append((k, v)) } }
-    put("fp", fingerprint.map(JSONValue.string))
-    put("last_check", lastCheck.map { .string($0.rfc3339) })
-    put("last_success", lastSuccess.map { .string($0.rfc3339) })
-    put("outcome", lastOutcome.map { .string($0.rawValue) })
-    put("error", lastError.map(JSONValue.string))
-    put("bytes", lastBytes.map(JSONValue.int))
-    put("http_status", httpStatus.map { .int(Int64($0)) })
-    if let i = installed {
-      var io: [(String, JSONValue)] = [("size", .int(i.size)), ("mtime_ns", .int(i.mtimeNs))]
-      if let e = i.etag { io.append(("etag", .string(e))) }
-      if let l = i.lastModified { io.append(("last_modified", .string(l))) }
-      if let s = i.sha256 { io.append(("sha256", .string(s))) }
-      if i.dateIsStrong { io.append(("lm_strong", .bool(true))) }
-      o.append(("installed", .object(io)))
-    }
-    if let p = partial {
-      var po: [(String, JSONValue)] = [("path", .string(p.path)), ("offset", .int(p.offset))]
-      if let t = p.totalBytes { po.append(("total", .int(t))) }
-      if let e = p.etag { po.append(("etag", .string(e))) }
-      if let l = p.lastModified { po.append(("last_modified", .string(l))) }
-      if p.dateIsStrong { po.append(("lm_strong", .bool(true))) }
-      if let r = p.ranges {
-        po.append(("ranges", .array(r.ranges.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })))
-      }
-      if let b = p.boot { po.append(("boot", .string(b))) }
-      if let d = p.durable {
-        po.append(("durable", .array(d.ranges.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })))
-      }
-      o.append(("partial", .object(po)))
-    }
-    if failures > 0 { o.append(("failures", .int(Int64(failures)))) }
-    put("backoff_until", backoffUntil.map { .string($0.rfc3339) })
-    if changeHookPending { o.append(("on_change_pending", .bool(true))) }
-    if completeHookPending { o.append(("on_complete_pending", .bool(true))) }
+    func put(_ k: K, _ v: JSONValue?) { if let v { o.append((k.text, v)) } }
+    put(.fingerprint, fingerprint.map(JSONValue.string))
+    put(.lastCheck, lastCheck.map { .string($0.rfc3339) })
+    put(.lastSuccess, lastSuccess.map { .string($0.rfc3339) })
+    put(.outcome, lastOutcome.map { .string($0.rawValue) })
+    put(.error, lastError.map(JSONValue.string))
+    put(.bytes, lastBytes.map(JSONValue.int))
+    put(.httpStatus, httpStatus.map { .int(Int64($0)) })
+    put(.installed, installed?.json)
+    put(.partial, partial?.json)
+    put(.failures, failures > 0 ? .int(Int64(failures)) : nil)
+    put(.backoffUntil, backoffUntil.map { .string($0.rfc3339) })
+    put(.onChangePending, changeHookPending ? .bool(true) : nil)
+    put(.onCompletePending, completeHookPending ? .bool(true) : nil)
     return .object(o)
   }
 
   init?(json v: JSONValue) {
+    typealias K = RecordKey.Task
     guard v["t"]?.stringValue == "task", let id = v["id"]?.stringValue else { return nil }
     self.init(id: id)
-    func time(_ k: String) -> Timestamp? { v[k]?.stringValue.flatMap(Timestamp.parseRFC3339) }
-    fingerprint = v["fp"]?.stringValue
-    lastCheck = time("last_check")
-    lastSuccess = time("last_success")
-    lastOutcome = v["outcome"]?.stringValue.flatMap(Outcome.init(rawValue:))
-    lastError = v["error"]?.stringValue
-    lastBytes = v["bytes"]?.intValue
-    httpStatus = v["http_status"]?.intValue.map { Int($0) }
-    if let i = v["installed"], let size = i["size"]?.intValue, let m = i["mtime_ns"]?.intValue {
-      installed = Installed(
-        size: size, mtimeNs: m, etag: i["etag"]?.stringValue, lastModified: i["last_modified"]?.stringValue,
-        sha256: i["sha256"]?.stringValue, dateIsStrong: i["lm_strong"]?.boolValue ?? false)
-    }
-    if let p = v["partial"], let path = p["path"]?.stringValue, let off = p["offset"]?.intValue {
-      partial = Partial(
-        path: path, offset: off, totalBytes: p["total"]?.intValue, etag: p["etag"]?.stringValue,
-        lastModified: p["last_modified"]?.stringValue, dateIsStrong: p["lm_strong"]?.boolValue ?? false)
-      if let r = p["ranges"] {
-        if case .array(let list) = r { partial?.ranges = Self.ranges(list) } else { partial?.ranges = ByteRanges() }
-      }
-      partial?.boot = p["boot"]?.stringValue
-      if let d = p["durable"] {
-        if case .array(let list) = d { partial?.durable = Self.ranges(list) } else { partial?.durable = ByteRanges() }
-      }
-    }
-    failures = Int(v["failures"]?.intValue ?? 0)
-    backoffUntil = time("backoff_until")
-    changeHookPending = v["on_change_pending"]?.boolValue ?? false
-    completeHookPending = v["on_complete_pending"]?.boolValue ?? false
+    func time(_ k: K) -> Timestamp? { v[k.text]?.stringValue.flatMap(Timestamp.parseRFC3339) }
+    fingerprint = v[K.fingerprint.text]?.stringValue
+    lastCheck = time(.lastCheck)
+    lastSuccess = time(.lastSuccess)
+    lastOutcome = v[K.outcome.text]?.stringValue.flatMap(Outcome.init(rawValue:))
+    lastError = v[K.error.text]?.stringValue
+    lastBytes = v[K.bytes.text]?.intValue
+    httpStatus = v[K.httpStatus.text]?.intValue.map { Int($0) }
+    installed = v[K.installed.text].flatMap(Installed.init(json:))
+    partial = v[K.partial.text].flatMap(Partial.init(json:))
+    failures = Int(v[K.failures.text]?.intValue ?? 0)
+    backoffUntil = time(.backoffUntil)
+    changeHookPending = v[K.onChangePending.text]?.boolValue ?? false
+    completeHookPending = v[K.onCompletePending.text]?.boolValue ?? false
   }
 
   /// `[[start, end], ...]`; a pair that is not two ordered non-negative
@@ -191,5 +157,60 @@ extension TaskState {
       out.insert(a..<b)
     }
     return out
+  }
+}
+
+extension TaskState.Installed {
+  var json: JSONValue {
+    typealias K = RecordKey.Installed
+    var o: [(String, JSONValue)] = [(K.size.text, .int(size)), (K.mtimeNs.text, .int(mtimeNs))]
+    if let etag { o.append((K.etag.text, .string(etag))) }
+    if let lastModified { o.append((K.lastModified.text, .string(lastModified))) }
+    if let sha256 { o.append((K.sha256.text, .string(sha256))) }
+    if dateIsStrong { o.append((K.dateIsStrong.text, .bool(true))) }
+    return .object(o)
+  }
+
+  init?(json i: JSONValue) {
+    typealias K = RecordKey.Installed
+    guard let size = i[K.size.text]?.intValue, let m = i[K.mtimeNs.text]?.intValue else { return nil }
+    self.init(
+      size: size, mtimeNs: m, etag: i[K.etag.text]?.stringValue, lastModified: i[K.lastModified.text]?.stringValue,
+      sha256: i[K.sha256.text]?.stringValue, dateIsStrong: i[K.dateIsStrong.text]?.boolValue ?? false)
+  }
+}
+
+extension TaskState.Partial {
+  var json: JSONValue {
+    typealias K = RecordKey.Partial
+    var o: [(String, JSONValue)] = [(K.path.text, .string(path)), (K.offset.text, .int(offset))]
+    if let totalBytes { o.append((K.total.text, .int(totalBytes))) }
+    if let etag { o.append((K.etag.text, .string(etag))) }
+    if let lastModified { o.append((K.lastModified.text, .string(lastModified))) }
+    if dateIsStrong { o.append((K.dateIsStrong.text, .bool(true))) }
+    if let ranges { o.append((K.ranges.text, Self.json(ranges))) }
+    if let boot { o.append((K.boot.text, .string(boot))) }
+    if let durable { o.append((K.durable.text, Self.json(durable))) }
+    return .object(o)
+  }
+
+  static func json(_ r: ByteRanges) -> JSONValue {
+    .array(r.ranges.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })
+  }
+
+  init?(json p: JSONValue) {
+    typealias K = RecordKey.Partial
+    guard let path = p[K.path.text]?.stringValue, let off = p[K.offset.text]?.intValue else { return nil }
+    self.init(
+      path: path, offset: off, totalBytes: p[K.total.text]?.intValue, etag: p[K.etag.text]?.stringValue,
+      lastModified: p[K.lastModified.text]?.stringValue, dateIsStrong: p[K.dateIsStrong.text]?.boolValue ?? false)
+    // A list that is not one holds nothing: the partial is still known to be segmented.
+    if let r = p[K.ranges.text] {
+      if case .array(let list) = r { ranges = TaskState.ranges(list) } else { ranges = ByteRanges() }
+    }
+    boot = p[K.boot.text]?.stringValue
+    if let d = p[K.durable.text] {
+      if case .array(let list) = d { durable = TaskState.ranges(list) } else { durable = ByteRanges() }
+    }
   }
 }
