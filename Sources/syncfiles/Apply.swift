@@ -112,27 +112,13 @@ extension Apply {
       throw ExitCode(ExitStatus.usage.rawValue)
     }
     clock.end(.plan)
-    if let note = applying.recovered { Output.error("syncfiles: \(note)") }
+    for notice in applying.notices { Output.error("syncfiles: \(notice)") }
     try requireSelection(applying.plan, only: only)
-    for d in applying.plan.disk where !d.ok {
-      Output.error(
-        "syncfiles: warning: \(d.path) has \(ByteSize.format(d.freeBytes)) free, the run expects to need \(ByteSize.format(d.neededBytes)); transfers that run out of space fail and keep the old files"
-      )
-    }
     let line = ProgressLine(live: !quiet && (progress == .always || (progress == .auto && Output.stderrIsTTY)))
-    let runner = applying.runner(plugins: plugins, options: runOptions(applying, line: line, clock: clock))
-    SignalWatcher.watch { signal in
-      if runner.stopRequested {
-        // A second signal: the journal is consistent at every instant; leave now.
-        Output.error("syncfiles: \(signal) again: exiting at once")
-        _exit(ExitStatus.stoppedEarly.rawValue)
-      }
-      runner.stop(signal)
-    }
-    let report = runner.run()
-    line.clear()
-    let flag = metrics.map { Paths.normalize($0, relativeTo: Runtime.workingDirectory) }
-    for failure in applying.writeMetrics(report, flag: flag) { Output.error("syncfiles: warning: \(failure)") }
+    let report = applying.run(
+      plugins: plugins, options: runOptions(applying, line: line, clock: clock),
+      metrics: metrics.map { Paths.normalize($0, relativeTo: Runtime.workingDirectory) },
+      say: { Output.error("syncfiles: \($0)") }, ended: { line.clear() })
     print(report)
     if report.exitStatus != .success { throw ExitCode(report.exitCode) }
   }
