@@ -1,3 +1,4 @@
+import SyncFilesCore
 // libFuzzer entry point over what syncfiles reads from response headers:
 // header lookup, Content-Range, HTTP dates (Last-Modified, Date,
 // Retry-After) and the validators built from them. Built by

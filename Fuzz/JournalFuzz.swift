@@ -1,3 +1,4 @@
+import SyncFilesCore
 // libFuzzer entry point over the journal reader: framing (length, CRC-32),
 // the JSON parser and the task records, including a damaged header. Built by
 // Fuzz/run.sh journal together with the journal's sources.

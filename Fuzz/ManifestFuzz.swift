@@ -1,3 +1,4 @@
+import SyncFilesCore
 // libFuzzer entry point over the manifest loader: YAML parsing, every
 // validation rule, ${VAR} expansion and the session checks. Built by
 // Fuzz/run.sh with `swiftc -sanitize=fuzzer,address` together with the

@@ -11,12 +11,14 @@ seconds=${1:-60}
 target=${2:-manifest}
 mkdir -p Fuzz/work Fuzz/artifacts "Fuzz/work/$target-corpus"
 bin=Fuzz/work/$target-fuzz
-# Only the sources the target reads: Support/ (no libcurl: Runtime.swift is
-# left out), and the manifest loader or the journal.
-sources=()
-for f in Sources/SyncFiles/Manifest/*.swift Sources/SyncFiles/Support/*.swift; do
-  [[ $f == */Runtime.swift ]] || sources+=("$f")
+# Only the sources the target reads: the core (a module of its own, as in the
+# package; no libcurl: Runtime.swift and the subprocess it serves are left
+# out), and the manifest loader or the journal.
+core=()
+for f in Sources/SyncFilesCore/*.swift; do
+  case $f in */Runtime.swift | */Subprocess.swift | */SubprocessError.swift) ;; *) core+=("$f") ;; esac
 done
+sources=(Sources/SyncFiles/Manifest/*.swift)
 case $target in
   manifest)
     sources+=(Sources/SyncFiles/Report/ValidationReport.swift Fuzz/ManifestFuzz.swift)
@@ -28,7 +30,7 @@ case $target in
     ;;
   journal)
     sources+=(Sources/SyncFiles/Journal/*.swift Sources/SyncFiles/Plan/RequestPolicy.swift
-      Sources/SyncFiles/Transfer/ByteRanges.swift Fuzz/JournalFuzz.swift)
+      Fuzz/JournalFuzz.swift)
     dict=()
     cp -n Fuzz/journal-corpus/* Fuzz/work/journal-corpus/ 2>/dev/null || true
     ;;
@@ -40,8 +42,14 @@ case $target in
   *) echo "run.sh: unknown target '$target' (manifest, journal, headers)" >&2; exit 2 ;;
 esac
 echo "building $bin" >&2
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name SyncFilesFuzz \
-  -I Sources/CYAML -I Sources/CLinux -I Sources/CZlib -lyaml -lz -o "$bin" "${sources[@]}" \
+mods=Fuzz/work/modules
+mkdir -p "$mods"
+# `package` declarations cross modules of one package name, as SwiftPM builds them.
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name syncfiles -I Sources/CLinux)
+swiftc "${flags[@]}" -module-name SyncFilesCore -emit-library -static -emit-module \
+  -emit-module-path "$mods/SyncFilesCore.swiftmodule" -o "$mods/libSyncFilesCore.a" "${core[@]}"
+swiftc "${flags[@]}" -module-name SyncFilesFuzz -I "$mods" -L "$mods" -lSyncFilesCore \
+  -I Sources/CYAML -I Sources/CZlib -lyaml -lz -o "$bin" "${sources[@]}" \
   2> >(grep -v "Cannot export local symbol" >&2)  # gold's harmless notes on ASan's symbols
 echo "fuzzing for ${seconds}s" >&2
 # libFuzzer and ASan print the crash's stack; Swift's own backtracer would

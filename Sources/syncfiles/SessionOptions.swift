@@ -1,3 +1,4 @@
+import SyncFilesCore
 import ArgumentParser
 import SyncFiles
 

@@ -1,3 +1,4 @@
+import SyncFilesCore
 internal import CLinux
 
 /// Whether one `syncfs(2)` makes every file written on a file system

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Why a partial file could not be made, written or installed (the Install
 /// module's one error). Each case carries what a user acts on: the path,
 /// and errno where a system call failed. `message` is for people only;

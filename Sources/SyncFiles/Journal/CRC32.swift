@@ -1,3 +1,4 @@
+import SyncFilesCore
 internal import CZlib
 
 /// CRC-32 (IEEE 802.3), for journal record checksums: zlib's `crc32`,

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Why the journal could not be opened, read or written (the Journal
 /// module's one error). Code decides on the case (`locked` is exit 3);
 /// `message` is for people.

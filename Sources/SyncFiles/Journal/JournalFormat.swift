@@ -1,3 +1,4 @@
+import SyncFilesCore
 internal import CLinux
 
 #if canImport(Glibc)

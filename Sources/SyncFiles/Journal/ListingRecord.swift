@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// A prefix entry's last complete listing as a journal record (SPEC §9.4):
 /// `{"t":"listing","id":"m/models","at":"…","requests":3,"objects":[["v2/a.bin",1234,"\"etag\"","Sat, …"],…]}`.
 /// Offline `plan` reads it back; `prune` never does (it needs a listing of this run).

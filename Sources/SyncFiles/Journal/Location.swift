@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Where the journal is (SPEC §2): `--journal`, else `SYNCFILES_JOURNAL`,
 /// else the manifests' `journal` key, else `$XDG_STATE_HOME/syncfiles/journal`
 /// (`~/.local/state/syncfiles/journal`), or `/var/lib/syncfiles/journal` for root.

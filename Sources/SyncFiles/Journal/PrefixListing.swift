@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// One object a listing found under a prefix.
 public struct ListedObject: Sendable, Hashable {
   /// The key below the prefix: `v2/a.bin` for `models/v2/a.bin` under `models/`.

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// The keys of a task record, each spelled once. The tree's writer and
 /// reader (`TaskState.json`, `TaskState(json:)`), the byte writer
 /// (`RecordBytes.swift`) and the byte reader (`RecordReading.swift`) name

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// What the journal remembers about one task between runs.
 public struct TaskState: Sendable, Hashable {
   public enum Outcome: String, Sendable, Hashable {

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// A file entry made from its keys merged over `defaults`, with the rules
 /// that involve several keys.
 extension ManifestDecoder {

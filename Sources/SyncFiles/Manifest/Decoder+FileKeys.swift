@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// The values of a file entry's keys (or of `defaults`), each checked where
 /// it is written.
 extension ManifestDecoder {

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// A manifest while its `files` are decoded one item at a time.
 struct FilesProgress {
   var manifest: Manifest

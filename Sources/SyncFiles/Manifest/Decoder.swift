@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Turns one manifest's YAML tree into validated values, collecting every
 /// problem (not just the first) as a diagnostic with its line and column.
 struct ManifestDecoder {

@@ -1,3 +1,4 @@
+import SyncFilesCore
 internal import CLinux
 
 /// The session's destination check (`ManifestLoader.destinationConflicts`)

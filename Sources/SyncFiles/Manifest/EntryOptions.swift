@@ -1,3 +1,4 @@
+import SyncFilesCore
 public struct RetryPolicy: Sendable, Hashable {
   /// Every try, including the first.
   public var attempts: Int = 4

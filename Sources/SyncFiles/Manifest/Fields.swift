@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Equal keys. Most keys compared differ, and most that differ differ in
 /// length, which costs far less to see than a comparison of the strings.
 func sameKey(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && a == b }

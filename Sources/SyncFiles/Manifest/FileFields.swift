@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// File keys as written in one entry or in `defaults`, before merging.
 /// Mapping-valued keys (`retry`, `timeout`, `headers`) merge key by key.
 struct FileFields {

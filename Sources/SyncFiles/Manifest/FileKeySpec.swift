@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// A key of a file entry (or of `defaults`). Its name, type, default, doc,
 /// schema, decoding and merge are declared once, in its `FileKeySpec`
 /// (`FileKeySpec.table`); the case is only its identity, so that a lookup

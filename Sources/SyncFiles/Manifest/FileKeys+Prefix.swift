@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// The keys of a prefix entry (a url ending in `/`): which objects it
 /// takes, and how much of what it installed one run may remove.
 extension FileKeySpec {

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// The keys that say how a file's requests are made, how long they are
 /// tried, what checks the bytes and what runs after.
 extension FileKeySpec {

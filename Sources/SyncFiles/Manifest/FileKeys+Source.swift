@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// The keys that say which file an entry is, where it goes, what its bytes
 /// must be and when it is due.
 extension FileKeySpec {

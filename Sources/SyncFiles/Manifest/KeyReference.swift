@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// The file keys as the reference (`Docs/manifest.md`) and the JSON Schema
 /// (`manifests/syncfiles.schema.json`) show them, made from their
 /// declarations so that neither can drift from the decoder. A test holds

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// The keys of the manifest format (SPEC §4), per context.
 enum Keys {
   static let top = SettingKeySpec.names(in: .top)

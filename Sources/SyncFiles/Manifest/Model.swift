@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// A value in a box that copies share until one of them is changed (copy
 /// on write); equal when the boxes are the same or the values are equal.
 public struct SharedValue<Value> {

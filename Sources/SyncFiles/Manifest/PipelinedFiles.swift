@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Decodes the items of `files:` on a second thread while libyaml parses the
 /// rest, so that parsing and decoding do not take turns on one core. One
 /// thread decodes every item, in the order parsed, so the diagnostics and

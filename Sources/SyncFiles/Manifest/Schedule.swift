@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// When a task is due (SPEC §4 "Schedules").
 public enum Schedule: Sendable, Hashable, CustomStringConvertible {
   /// No schedule: revalidate on every `apply`.

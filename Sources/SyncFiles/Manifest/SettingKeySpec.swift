@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// A key outside file entries: of the top level, `limits`, `conditions` or
 /// `hooks`. Each is declared once, here: the decoder's lists of allowed keys
 /// and the reference's rows (`Docs/manifest.md`) come from this table.

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// A string from the manifest after `${VAR}` expansion. Its description is
 /// the text as written (with `${VAR}` intact), so printing it can never leak
 /// a value taken from the environment; `revealed` is for the transfer only.

@@ -1,3 +1,4 @@
+import SyncFilesCore
 internal import CYAML
 
 #if canImport(Glibc)

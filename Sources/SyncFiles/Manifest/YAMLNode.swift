@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Limits that keep hostile YAML from costing unbounded time or memory.
 /// Aliases are never copied: an alias shares its anchor's node, so memory
 /// stays proportional to the text, and `maxExpandedNodes`/`maxAliasNodes`

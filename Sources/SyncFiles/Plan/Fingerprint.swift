@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// An entry's fingerprint: the journal's record of what was installed
 /// counts only while the entry fetches the same thing the same way.
 extension Planner {

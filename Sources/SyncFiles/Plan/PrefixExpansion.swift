@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Where a prefix's objects were learnt from for this plan.
 public enum PrefixSource: Sendable, Hashable {
   /// Listed now, every page read: the only source `prune` trusts.

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// `plan --remote`: what the servers say, folded into the plan. The
 /// probing is `RemoteProbe`'s (Transfer); this part is pure, so a plan with
 /// given answers is a unit test.

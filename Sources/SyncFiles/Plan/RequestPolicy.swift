@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// What identifies one version of a remote file, and how far it can be trusted.
 ///
 /// DESIGN: the weak-date rule (RFC 9110 §8.8.2.2, SPEC §8.1) lives here and

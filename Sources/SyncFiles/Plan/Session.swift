@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// What a task will do in this run.
 public enum Action: String, Sendable, Hashable, CaseIterable {
   case download, resume, revalidate, skip, wait

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// http, https and file URLs through libcurl: one multi handle per run for all three.
 public final class LibcurlSource: SourcePlugin {
   public static let schemes = PluginLocator.libcurlSchemes

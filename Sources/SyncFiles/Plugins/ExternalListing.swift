@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// `syncfiles-source-SCHEME list`: an external source offers listing
 /// (SPEC §9.4) by answering it. One JSON request on stdin,
 /// `{"protocol":1,"task":"m/p","url":"rsync://host/mod/dir/","headers":{…}}`;

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// `syncfiles-verify-NAME`: an executable that checks a complete partial file
 /// (SPEC §7). JSON request on stdin (`protocol`, `path`, `with`); exit 0
 /// accepts, anything else rejects and its stderr becomes the task's error.

@@ -1,3 +1,4 @@
+import SyncFilesCore
 // MARK: - Listing: a capability a source may offer
 // (what a listing found, `PrefixListing`, is in Journal/, which keeps the last one)
 

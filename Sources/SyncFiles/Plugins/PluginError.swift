@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Why a source plugin's fetch failed (the Plugins module's one error).
 /// Code decides on the case and `isRetryable`; `message` is for people and
 /// always starts with the plugin's executable name.

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// How a command ends (SPEC §3): the one list of exit codes.
 public enum ExitStatus: Int32, Sendable, CaseIterable {
   /// Done: every task is up to date, waiting or skipped.

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Renders `plan --horizon`: the `forecast` object of the plan's JSON, and a
 /// per-day summary after the plan's text.
 extension Forecast {

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// `syncfiles status --check` (SPEC §8.4): is every task healthy? Pure: the
 /// journal, the plan and a clock in, the tasks at fault out.
 public enum HealthCheck {

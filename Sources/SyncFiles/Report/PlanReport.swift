@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Renders a plan: a table for people, SPEC §6 JSON for scripts.
 public enum PlanReport {
   public static func text(_ p: SessionPlan) -> String {

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// `syncfiles plugins`: every plugin found, built-in and external.
 public enum PluginReport {
   public static func text(_ plugins: [PluginInfo], searchPath: [String]) -> String {

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// How long one step of an apply took: `phases` in `apply --format json`,
 /// `syncfiles_last_run_phase_seconds` in the metrics.
 public struct RunPhase: Sendable, Hashable {

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Renders what `apply` did: a short table for people, SPEC §6 JSON for scripts.
 extension RunReport {
   /// Rows for the tasks that did something worth reading (installed, failed,

@@ -1,3 +1,4 @@
+import SyncFilesCore
 public enum TaskOutcome: String, Sendable, CaseIterable {
   case installed, unchanged, failed, waiting, interrupted, skipped
 }

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// A plain text table: columns padded to their widest cell, two spaces apart.
 struct TextTable {
   var header: [String]

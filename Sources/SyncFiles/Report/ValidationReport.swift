@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Renders the result of `syncfiles validate`.
 public struct ValidationReport: Sendable {
   public var set: ManifestSet

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Tasks ready to start, one queue per host in first-seen order, so one busy
 /// host never holds back another. A retried task goes back to the front.
 ///

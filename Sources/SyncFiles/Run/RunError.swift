@@ -1,5 +1,5 @@
-/// Why the runner could not start a task's try, or run a child process
-/// (the Run module's one error). Code decides on the case; `message` is for people.
+import SyncFilesCore
+/// Why the runner could not start a task's try (the Run module's one error). Code decides on the case; `message` is for people.
 public enum RunError: Error, Sendable, Hashable, CustomStringConvertible {
   /// No plugin serves the URL's scheme.
   case noSourcePlugin(scheme: String, executable: String)
@@ -9,11 +9,6 @@ public enum RunError: Error, Sendable, Hashable, CustomStringConvertible {
   case destinationNotAFile(path: String)
   /// The partial held since an earlier run could not be reopened.
   case install(InstallError)
-  /// A child process could not be started (hooks, plugins).
-  case spawn(command: String, errno: Errno)
-  /// Its pipes could not be made.
-  case pipe(Errno)
-  case emptyCommand
 
   public var message: String {
     switch self {
@@ -23,9 +18,6 @@ public enum RunError: Error, Sendable, Hashable, CustomStringConvertible {
     case .sourceCouldNotStart(let scheme): return "the \(scheme): source could not start"
     case .destinationNotAFile(let path): return "\(path) exists and is not a regular file; refusing to replace it"
     case .install(let e): return e.message
-    case .spawn(let command, let e): return "cannot run \(command): \(e.text)"
-    case .pipe(let e): return "cannot create a pipe: \(e.text)"
-    case .emptyCommand: return "empty command"
     }
   }
 

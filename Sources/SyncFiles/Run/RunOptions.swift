@@ -1,3 +1,4 @@
+import SyncFilesCore
 public struct RunOptions: Sendable {
   public var parallel: Int
   public var perHost: Int

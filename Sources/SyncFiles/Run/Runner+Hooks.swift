@@ -1,3 +1,4 @@
+import SyncFilesCore
 extension Runner {
   /// The hooks the journal says are owed (SPEC §8.2): `on_change` for each
   /// file whose change has not yet been hooked successfully, then

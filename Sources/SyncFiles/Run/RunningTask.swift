@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// One task of a run that transfers, from its first try to its outcome: its
 /// planned task, its life cycle, what its tries leave behind (the partial,
 /// the versions, the digest) and its report. Made when the task first needs

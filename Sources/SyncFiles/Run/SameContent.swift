@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// SPEC §8.3: tasks of one run that declare the same sha256 are fetched
 /// once. One leads (a resume first: it already holds bytes); the others
 /// wait for it, and once it is installed they get its verified bytes by

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Which handed-over transfers run now, under `parallel` and `per_host`.
 ///
 /// The runner hands the engine more transfers than the limits allow; the

@@ -1,3 +1,4 @@
+import SyncFilesCore
 internal import CCurl
 
 /// What `per_host` counted on each host, for `--verbose`: connections on

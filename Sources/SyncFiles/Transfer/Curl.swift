@@ -1,3 +1,4 @@
+import SyncFilesCore
 internal import CCurl
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import SyncFilesCore
 internal import CCurl
 
 /// A libcurl failure in words a user can act on: TLS failures name their

@@ -1,3 +1,4 @@
+import SyncFilesCore
 internal import CCurl
 
 /// The one libcurl multi driver: `apply`'s transfer engine and

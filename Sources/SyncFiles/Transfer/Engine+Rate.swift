@@ -1,3 +1,4 @@
+import SyncFilesCore
 internal import CCurl
 
 // The aggregate rate cap: transfers paused and resumed by the `RateLimiter`.

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Reading response header text, apart from libcurl so the header fuzz
 /// target (Fuzz/HeaderFuzz.swift) can build it alone.
 

@@ -1,3 +1,4 @@
+import SyncFilesCore
 #if canImport(Glibc)
   import Glibc
 #endif

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Why a try failed (the Transfer module's one error). The runner decides on
 /// the case and on `isRetryable`, never on `message`, which is for people.
 public enum TransferError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// The response a body belongs to.
 public struct ResponseHead: Sendable {
   public var status: Int

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// One transfer for the engine: where to fetch from, what to send, where the
 /// bytes go. Built by the runner; handed to the engine thread and back.
 ///

@@ -1,3 +1,4 @@
+import SyncFilesCore
 internal import CCrypto
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// Machines behind one Squid (SPEC §9.3): a change costs the origin one
 /// transfer, not one per machine, and `cache_max_age` lets the cache answer

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// A fleet behind one cache (SPEC §9.3), as users run it: many nodes, each
 /// a folder with its own manifest, root and journal, through Squid (a

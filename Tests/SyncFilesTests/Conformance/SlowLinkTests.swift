@@ -1,5 +1,6 @@
 import Foundation
 import SyncFiles
+import SyncFilesCore
 import Testing
 
 /// A link of our own between network namespaces: syncfiles in `client`,

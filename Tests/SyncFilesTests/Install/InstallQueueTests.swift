@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The install thread's groups: what it is woken for, and what each group holds.
 @Suite final class InstallQueueTests {

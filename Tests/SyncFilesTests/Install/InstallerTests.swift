@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 private func put(_ p: PartialFile, _ s: String) throws {
   try p.write(Array(s.utf8))

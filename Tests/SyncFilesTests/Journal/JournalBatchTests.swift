@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// Records the journal holds back reach the file in order, at a flush, at
 /// the writer's end and through a compaction.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 private func sample(_ id: String, _ n: Int = 0) -> TaskState {
   var t = TaskState(id: id)

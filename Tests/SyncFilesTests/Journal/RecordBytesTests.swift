@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// Task records written and read without a JSON tree (issue 15) agree with
 /// `TaskState.json` and `TaskState(json:)`, which define the format.

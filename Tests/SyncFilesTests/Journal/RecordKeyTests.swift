@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// Each key of a task record is spelled once, and a record with every
 /// field set reads back the same through the tree and through the bytes.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// Entries share what they inherit (issue 15, W5 memory): the options box of
 /// entries whose options are equal, and the text of one server's host.

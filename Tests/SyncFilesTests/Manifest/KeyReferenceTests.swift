@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The reference's table of file keys and the JSON Schema's file entry are
 /// made from the keys' declarations (`FileKeySpec`): both files must say

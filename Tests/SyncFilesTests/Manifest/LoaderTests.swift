@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 private func manifest(name: String? = nil, root: String? = nil, journal: String? = nil, files: [(String, String)])
   -> String

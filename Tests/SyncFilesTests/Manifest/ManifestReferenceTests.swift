@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// Docs/manifest.md names every key the loader accepts, under its full
 /// path, and no key it does not (SPEC §9.5); the man page of the format

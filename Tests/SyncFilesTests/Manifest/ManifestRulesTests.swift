@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// One invalid case: extra lines for the entry of `entry()`, and where and what the error is.
 struct Bad: CustomTestStringConvertible, Sendable {

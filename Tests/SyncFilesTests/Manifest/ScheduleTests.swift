@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 private func t(_ s: String) -> Timestamp { Timestamp.parseRFC3339(s)! }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The JSON Schema in manifests/ (for editors) and the parser (for syncfiles)
 /// must give the same verdict on every sample and every invalid manifest.

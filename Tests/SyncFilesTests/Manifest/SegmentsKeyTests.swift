@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// SPEC §8.3's keys are read and checked (the transfers do not use them yet).
 @Suite struct SegmentsKeyTests {

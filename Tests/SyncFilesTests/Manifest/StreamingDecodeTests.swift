@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The loader decodes `files:` items as libyaml reads them (issue 15, W5).
 /// Each test holds that reading to the whole-tree reading it replaced.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 private func load(_ s: String, limits: YAMLLimits = YAMLLimits()) throws(YAMLError) -> YAMLNode? {
   try YAMLLoader.load(Array(s.utf8), limits: limits)

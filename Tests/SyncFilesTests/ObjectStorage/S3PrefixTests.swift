@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// `s3://BUCKET/PREFIX/` against moto_server with signature checking on
 /// (SPEC §9.4): one task per object, listed page after page; unchanged

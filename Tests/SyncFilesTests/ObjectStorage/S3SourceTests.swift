@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// `s3://BUCKET/KEY` against moto_server with signature checking on (SPEC
 /// §9.4): signed by libcurl, revalidated by ETag, resumed with If-Match, a

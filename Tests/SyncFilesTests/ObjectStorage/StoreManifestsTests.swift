@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The manifests Docs/object-storage.md gives for each store validate, and
 /// address the store as the page says: virtual host on AWS, the endpoint

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The shortcuts taken for large manifests give exactly what the plain way gives.
 @Suite struct FastPathTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The planner finds each destination's partial beside it, folder by folder,
 /// however crowded the folders and however many threads gather the facts.

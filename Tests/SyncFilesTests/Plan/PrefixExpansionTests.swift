@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 private let now = Timestamp.parseRFC3339("2026-11-28T12:00:00Z")!
 

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The request policy and the weak-date rule (RFC 9110 §8.8.2.2, SPEC §8.1): pure, no server.
 @Suite struct RequestPolicyTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// How many ranges a file is fetched in, and whether a partial fetched in
 /// ranges can be continued (`SegmentPolicy`): pure. The large-file and

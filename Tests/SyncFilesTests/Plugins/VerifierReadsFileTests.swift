@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// `anyVerifierReadsFile` answers as the list `verifiers(for:)` makes would:
 /// a body whose verifier reads the file is never held in memory.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The apply's steps (`phases` in the JSON report and the metrics).
 @Suite struct RunClockTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The run's summary: counts by outcome, bytes, and a row for each task that
 /// moved bytes or failed (none for the unchanged ones).

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 @Suite struct ValidationReportTests {
   @Test func caretSitsUnderTheColumn() {

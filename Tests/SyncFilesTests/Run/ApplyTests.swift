@@ -1,5 +1,6 @@
 import Foundation
 import SyncFiles
+import SyncFilesCore
 import Testing
 
 /// `syncfiles apply` end to end: the built binary, real libcurl, the

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The scheduler's queues: one per host, by slot, first come first served,
 /// a retried task at the front, transfers in flight counted per host.

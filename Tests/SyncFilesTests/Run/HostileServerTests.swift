@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// Issue 13's hostile servers: each ends with a clear outcome, nothing
 /// installed that should not be, and no partial left that cannot be resumed.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// A manifest's folder (manifest, root and journal) moved, or mounted
 /// elsewhere: what was installed stays installed. Each task's fingerprint

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// What the manifest says is what is on disk (SPEC §8.2): symlinks are
 /// replaced and never adopted, and `mode` holds on every apply.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// SPEC §8.3: content already in place is adopted by its sha256, and
 /// entries with the same sha256 are fetched once per run.

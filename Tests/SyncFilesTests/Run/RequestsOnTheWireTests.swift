@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// What `apply` puts on the wire (SPEC §8.1), seen by the fault server:
 /// cache directives, conditions, netrc credentials and where they go,

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The run's collection of tasks that transfer (`RunningTasks`): a task is
 /// made when first needed, the same one is handed out while it runs, and it

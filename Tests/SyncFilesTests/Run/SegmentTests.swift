@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// SPEC §8.3: a file fetched as several byte ranges at once, against the
 /// fault server (a rate per connection, a kill -9 mid-way, a version that

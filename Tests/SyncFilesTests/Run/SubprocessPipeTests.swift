@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// A child that exited before reading its stdin costs its request, never
 /// the process: the write fails with EPIPE instead of raising SIGPIPE

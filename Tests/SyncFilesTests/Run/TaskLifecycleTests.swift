@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// Every transition of a task's life after planning (`TaskLifecycle`): pure,
 /// no server, no clock, no file.

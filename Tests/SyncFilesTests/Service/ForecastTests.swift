@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 private func at(_ s: String) -> Timestamp { Timestamp.parseRFC3339(s)! }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// Samples of a metrics file as prometheus_client's own parser reads it.
 struct ParsedMetrics {

@@ -1,5 +1,6 @@
 import Foundation
 import SyncFiles
+import SyncFilesCore
 import Testing
 
 /// The files that ship with syncfiles to run it as a service (SPEC §8.4):

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The byte-level readers and writers of Support (dates, RFC 3339 times,
 /// JSON, byte scans, paths, the byte-keyed table) give the same answers as

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// A folder's entries are read up to each name's end (issue 15's CI run:
 /// the facts' second thread crashed reading 256 bytes of the last entry's

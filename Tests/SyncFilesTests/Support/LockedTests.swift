@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// State inside its lock: changes made on other threads are all seen, a
 /// waiter wakes when the state it waits for arrives, and a deadline ends a

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// `-v` masks the credentials a presigned URL carries in its query (SPEC §10.3).
 @Suite struct PresignedQueryTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// Decodes manifest text as if it were the file /m/test.yaml (no disk, no plugins).
 func decode(

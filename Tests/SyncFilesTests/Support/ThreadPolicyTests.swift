@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// What a thread of its own returned.
 private final class ResultBox<T>: @unchecked Sendable { var value: T? = nil }

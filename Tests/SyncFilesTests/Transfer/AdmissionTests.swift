@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// `parallel` and `per_host` as the engine keeps them (`Admission`): what is
 /// handed over beyond them waits, in order, for a slot. Pure.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The engine's handles (issue 15, W4): a request is set up on the thread
 /// that starts it with a spare handle, handles are reused and never made one

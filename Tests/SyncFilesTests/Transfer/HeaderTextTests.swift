@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The byte-level readers of Transfer (origins, header lookups, response
 /// fields, status lines) give the same answers as the general rules they

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The session's rate cap as a pure token bucket: what fits, given the time.
 @Suite struct RateLimiterTests {

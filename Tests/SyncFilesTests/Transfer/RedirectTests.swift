@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The one redirect rule, shared by apply and plan --remote: pure.
 @Suite struct RedirectTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// What an answer means for the file (`ResponseVerdict`), for each kind of
 /// request: pure, no server. The conformance and hostile-server suites

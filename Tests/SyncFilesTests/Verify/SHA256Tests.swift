@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import SyncFiles
+@testable import SyncFilesCore
 
 /// The streaming hasher against `sha256sum`, below and far above the size
 /// at which it hands the hashing to the shared thread (1 MiB here, so a few

@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Where an `s3://` request goes and whose keys sign it, found as the AWS
 /// CLI finds them (SPEC §9.4):
 /// - keys: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` (and

@@ -3,37 +3,37 @@
 /// beforehand. The journal's records take the cursor: appending to an array
 /// checks its uniqueness and capacity at every byte, and a steady run writes
 /// a record of about 400 bytes for every task.
-protocol ByteSink {
+package protocol ByteSink {
   mutating func put(_ b: UInt8)
   mutating func put(_ bytes: UnsafeBufferPointer<UInt8>)
 }
 
 extension ByteSink {
-  mutating func put(_ s: StaticString) {
+  package mutating func put(_ s: StaticString) {
     put(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
   }
 }
 
 extension Array: ByteSink where Element == UInt8 {
-  mutating func put(_ b: UInt8) { append(b) }
-  mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
+  package mutating func put(_ b: UInt8) { append(b) }
+  package mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
 }
 
 /// Writes through a pointer into room its user sized beforehand. Writing past
 /// that room stops the program (a wrong bound is a bug, never a corruption).
-struct ByteCursor: ByteSink {
-  let room: UnsafeMutableBufferPointer<UInt8>
-  private(set) var count = 0
+package struct ByteCursor: ByteSink {
+  package let room: UnsafeMutableBufferPointer<UInt8>
+  package private(set) var count = 0
 
-  init(_ room: UnsafeMutableBufferPointer<UInt8>) { self.room = room }
+  package init(_ room: UnsafeMutableBufferPointer<UInt8>) { self.room = room }
 
-  mutating func put(_ b: UInt8) {
+  package mutating func put(_ b: UInt8) {
     precondition(count < room.count, "ByteCursor: the room sized beforehand is full")
     room[count] = b
     count += 1
   }
 
-  mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+  package mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
     guard let from = bytes.baseAddress, let to = room.baseAddress, !bytes.isEmpty else { return }
     precondition(bytes.count <= room.count - count, "ByteCursor: the room sized beforehand is full")
     (to + count).update(from: from, count: bytes.count)

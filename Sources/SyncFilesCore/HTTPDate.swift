@@ -1,7 +1,7 @@
 /// HTTP dates (RFC 9110 IMF-fixdate) and `Retry-After`.
 public enum HTTPDate {
-  static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-  static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+  package static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+  package static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
   public static func format(_ t: Timestamp) -> String {
     let c = t.civil
@@ -74,7 +74,7 @@ public enum HTTPDate {
   }
 
   /// `Retry-After` as seconds from now: delta-seconds or an HTTP date.
-  static func retryAfter(_ text: String, now: Timestamp = Timestamp.current()) -> Int64? {
+  package static func retryAfter(_ text: String, now: Timestamp = Timestamp.current()) -> Int64? {
     if let s = Int64(text), s >= 0 { return s }
     return parse(text).map { max(0, $0.seconds - now.seconds) }
   }

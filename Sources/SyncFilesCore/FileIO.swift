@@ -41,7 +41,9 @@ public enum FileIO {
     return readAll(fd: opened.fd, size: opened.size, limit: limit)
   }
 
-  static func tooLarge(limit: Int) -> String { "manifest is larger than the \(ByteSize.format(Int64(limit))) limit" }
+  package static func tooLarge(limit: Int) -> String {
+    "manifest is larger than the \(ByteSize.format(Int64(limit))) limit"
+  }
 
   /// Reads `fd` to its end, refusing more than `limit` bytes.
   public static func readAll(fd: Int32, size: Int?, limit: Int) -> Result<[UInt8], Failure> {
@@ -133,7 +135,7 @@ public enum FileIO {
   /// `d_name`'s 256: copying the whole field (as this did until the fix)
   /// read past the buffer's last record, and crashed where the buffer ended
   /// a mapping (a new thread's heap: the facts' second half).
-  static func nameBytes(_ entry: UnsafePointer<dirent>) -> UnsafeBufferPointer<UInt8> {
+  package static func nameBytes(_ entry: UnsafePointer<dirent>) -> UnsafeBufferPointer<UInt8> {
     let name = (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
       .assumingMemoryBound(to: UInt8.self)
     return UnsafeBufferPointer(start: name, count: strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)))
@@ -142,9 +144,9 @@ public enum FileIO {
 
 extension stat {
   /// The modification time in nanoseconds since the epoch, as the journal and the facts keep it.
-  var modifiedNs: Int64 { Int64(st_mtim.tv_sec) * 1_000_000_000 + Int64(st_mtim.tv_nsec) }
+  package var modifiedNs: Int64 { Int64(st_mtim.tv_sec) * 1_000_000_000 + Int64(st_mtim.tv_nsec) }
   /// The inode's last change (a write, a truncation, a rename onto it, its mode) in nanoseconds.
-  var changedNs: Int64 { Int64(st_ctim.tv_sec) * 1_000_000_000 + Int64(st_ctim.tv_nsec) }
+  package var changedNs: Int64 { Int64(st_ctim.tv_sec) * 1_000_000_000 + Int64(st_ctim.tv_nsec) }
 }
 
 /// Which file, how large, and when its data and its inode last changed.
@@ -152,18 +154,18 @@ extension stat {
 /// when the first was taken well after the file's last change
 /// (`JournalPrefetch`); `sameData` notices a plugin that wrote where it
 /// must not (`ExternalSource`).
-struct FileIdentity: Equatable, Sendable {
-  var device: UInt64 = 0
-  var inode: UInt64 = 0
-  var size: Int64 = 0
-  var mtimeNs: Int64 = 0
+package struct FileIdentity: Equatable, Sendable {
+  package var device: UInt64 = 0
+  package var inode: UInt64 = 0
+  package var size: Int64 = 0
+  package var mtimeNs: Int64 = 0
   /// The inode's last change (a write, a truncation, its mode), never before `mtimeNs`.
-  var changedNs: Int64 = 0
-  var exists = false
-  var isRegular = false
+  package var changedNs: Int64 = 0
+  package var exists = false
+  package var isRegular = false
 
   /// The path itself (`lstat`); `exists` false when there is nothing.
-  init(path: String) {
+  package init(path: String) {
     var st = stat()
     guard lstat(path, &st) == 0 else {
       self.init()
@@ -174,7 +176,7 @@ struct FileIdentity: Equatable, Sendable {
 
   private init() {}
 
-  init?(fd: Int32) {
+  package init?(fd: Int32) {
     var st = stat()
     guard fstat(fd, &st) == 0 else { return nil }
     self.init(st)
@@ -191,7 +193,7 @@ struct FileIdentity: Equatable, Sendable {
   }
 
   /// The same file with the same size and modification time (its mode or owner may differ).
-  func sameData(as o: FileIdentity) -> Bool {
+  package func sameData(as o: FileIdentity) -> Bool {
     exists == o.exists && device == o.device && inode == o.inode && size == o.size && mtimeNs == o.mtimeNs
   }
 }

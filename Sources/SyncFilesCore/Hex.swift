@@ -1,8 +1,8 @@
 /// Lower-case hexadecimal digits, written as bytes (digests, fingerprints,
 /// the journal's CRCs).
-enum Hex {
+package enum Hex {
   /// The last `digits` hex digits of `value`, most significant first.
-  static func append<S: ByteSink>(_ value: UInt64, digits: Int, to out: inout S) {
+  package static func append<S: ByteSink>(_ value: UInt64, digits: Int, to out: inout S) {
     for i in stride(from: digits - 1, through: 0, by: -1) {
       let d = UInt8((value >> UInt64(4 * i)) & 0xF)
       out.put(d < 10 ? 0x30 + d : 0x57 + d)
@@ -10,7 +10,7 @@ enum Hex {
   }
 
   /// `bytes` as lower-case hex.
-  static func string(_ bytes: [UInt8]) -> String {
+  package static func string(_ bytes: [UInt8]) -> String {
     var out: [UInt8] = []
     out.reserveCapacity(bytes.count * 2)
     for b in bytes {

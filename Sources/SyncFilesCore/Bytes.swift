@@ -9,14 +9,14 @@
 extension StringProtocol {
   /// Runs `body` on the bytes in place, or on a copy where they are not contiguous.
   @inline(__always)
-  func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+  package func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
     if let r = try utf8.withContiguousStorageIfAvailable(body) { return r }
     return try Array(utf8).withUnsafeBufferPointer(body)
   }
 
   /// Whether any byte satisfies `test`.
   @inline(__always)
-  func containsByte(where test: (UInt8) -> Bool) -> Bool {
+  package func containsByte(where test: (UInt8) -> Bool) -> Bool {
     withUTF8Bytes { bytes in
       for b in bytes where test(b) { return true }
       return false
@@ -24,7 +24,7 @@ extension StringProtocol {
   }
 
   /// Whether the bytes are exactly `other`.
-  func hasBytes(_ other: UnsafeBufferPointer<UInt8>) -> Bool {
+  package func hasBytes(_ other: UnsafeBufferPointer<UInt8>) -> Bool {
     withUTF8Bytes { bytes in
       guard bytes.count == other.count else { return false }
       guard let a = bytes.baseAddress, let b = other.baseAddress else { return true }
@@ -38,7 +38,7 @@ extension String {
   /// allocation of the exact size. `a + "/" + b` makes an intermediate
   /// string and grows the result past its size, for every entry of a
   /// manifest.
-  init(_ head: String, _ separator: UInt8?, _ tail: String) {
+  package init(_ head: String, _ separator: UInt8?, _ tail: String) {
     var head = head
     var tail = tail
     let count = head.utf8.count + (separator == nil ? 0 : 1) + tail.utf8.count
@@ -60,12 +60,12 @@ extension String {
 extension [UInt8] {
   /// Appends a string's UTF-8 bytes with one copy (the generic `utf8` view
   /// costs many times more a cell, and a large manifest's plan table has hundreds of thousands).
-  mutating func appendUTF8(_ s: some StringProtocol) {
+  package mutating func appendUTF8(_ s: some StringProtocol) {
     s.withUTF8Bytes { append(contentsOf: $0) }
   }
 
   /// Appends `count` spaces (none when `count` is not positive).
-  mutating func appendSpaces(_ count: Int) {
+  package mutating func appendSpaces(_ count: Int) {
     for _ in 0..<Swift.max(count, 0) { append(0x20) }
   }
 }

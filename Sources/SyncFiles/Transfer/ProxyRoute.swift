@@ -1,3 +1,4 @@
+import SyncFilesCore
 /// Whether a request goes through a proxy (SPEC §8.1), as libcurl decides:
 /// the manifest's `proxy:` key, else `http_proxy` (lowercase only, for
 /// http), `https_proxy` or `HTTPS_PROXY` (https), `all_proxy` or

@@ -45,7 +45,7 @@ public enum Subprocess {
     /// ": what it printed on stderr", or nothing.
     public var stderrSuffix: String { stderr.isEmpty ? "" : ": \(stderr)" }
 
-    static func seconds(_ t: Double) -> String {
+    package static func seconds(_ t: Double) -> String {
       t == t.rounded() ? "\(Int(t))s" : "\((t * 10).rounded() / 10)s"
     }
   }
@@ -58,7 +58,7 @@ public enum Subprocess {
     captureStdout: Bool = false, watch: (() -> StopReason?)? = nil
   ) -> Result {
     let child: Child
-    do throws(RunError) { child = try spawn(argv, environment: extra, captureStdout: captureStdout) } catch {
+    do throws(SubprocessError) { child = try spawn(argv, environment: extra, captureStdout: captureStdout) } catch {
       return Result(status: nil, stderr: error.message, timedOut: false)
     }
     if let input { offer(input, to: child.stdin) }
@@ -92,7 +92,7 @@ public enum Subprocess {
   /// Starts `argv` in a process group of its own, with default signal
   /// handling, stdin and stderr piped, stdout piped or sent to our stderr.
   static func spawn(_ argv: [String], environment extra: [String: String], captureStdout: Bool)
-    throws(RunError) -> Child
+    throws(SubprocessError) -> Child
   {
     guard let exe = argv.first else { throw .emptyCommand }
     var inPipe: [Int32] = [-1, -1]
@@ -143,7 +143,7 @@ public enum Subprocess {
   /// has already exited must not kill us: the write to a pipe nobody reads
   /// raises SIGPIPE in this thread, which is blocked around it and taken
   /// back if it came, so that the write fails with EPIPE instead.
-  static func offer(_ input: [UInt8], to fd: Int32) {
+  package static func offer(_ input: [UInt8], to fd: Int32) {
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     var pipeSignal = sigset_t()
     sigemptyset(&pipeSignal)

@@ -16,10 +16,10 @@ public struct Errno: Error, Sendable, Hashable {
 /// signal interrupted (EINTR) is made again; any other failure is handed
 /// to `fail` as its errno, which turns it into the module's own error.
 /// (Model: swift-nio's `SystemCallHelpers.swift`.)
-enum Syscall {
+package enum Syscall {
   /// The call's result, or `fail(errno)` thrown.
   @discardableResult
-  static func check<T: BinaryInteger, E: Error>(_ call: () -> T, or fail: (Errno) -> E) throws(E) -> T {
+  package static func check<T: BinaryInteger, E: Error>(_ call: () -> T, or fail: (Errno) -> E) throws(E) -> T {
     while true {
       let r = call()
       if r >= 0 { return r }

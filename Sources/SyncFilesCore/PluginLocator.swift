@@ -38,7 +38,7 @@ public struct PluginLocator: Sendable, Hashable {
 
 extension PluginLocator {
   /// Names of the executable regular files in `dir` that look like plugins, sorted.
-  static func executables(in dir: String) -> [String] {
+  package static func executables(in dir: String) -> [String] {
     var names: [String] = []
     for name in FileIO.listFolder(dir) ?? [] {
       guard name.hasPrefix("syncfiles-source-") || name.hasPrefix("syncfiles-verify-") else { continue }

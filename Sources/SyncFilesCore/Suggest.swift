@@ -17,7 +17,7 @@ public enum Suggest {
     Array(s.lowercased().map { $0 == "-" || $0 == " " ? "_" : $0 })
   }
 
-  static func distance(_ a: [Character], _ b: [Character]) -> Int {
+  package static func distance(_ a: [Character], _ b: [Character]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
     var prev = Array(0...b.count)

@@ -1,22 +1,22 @@
 /// SplitMix64 (Steele, Lea and Flood, 2014): a small seeded generator, so
 /// that jitter repeats for a given seed. The one copy of its constants.
-struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
+package struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
   private(set) var state: UInt64
 
-  init(seed: UInt64) { state = seed }
+  package init(seed: UInt64) { state = seed }
 
   /// The output for step `n` after `seed`, without stepping through the ones before.
-  static func output(seed: UInt64, step n: UInt64) -> UInt64 {
+  package static func output(seed: UInt64, step n: UInt64) -> UInt64 {
     mixed(seed &+ n &* 0x9E37_79B9_7F4A_7C15)
   }
 
-  mutating func next() -> UInt64 {
+  package mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     return Self.mixed(state)
   }
 
   /// A number in 0..<1.
-  mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+  package mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
   private static func mixed(_ x: UInt64) -> UInt64 {
     var z = x

@@ -4,7 +4,7 @@
 /// shows their values as `***` wherever a URL appears in a line: the
 /// request line, a `Location` header, libcurl's own notes.
 public enum PresignedQuery {
-  static let names: Set<String> = [
+  package static let names: Set<String> = [
     "x-amz-signature", "x-amz-credential", "x-amz-security-token", "x-goog-signature", "x-goog-credential", "sig",
   ]
 

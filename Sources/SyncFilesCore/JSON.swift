@@ -79,7 +79,7 @@ public enum JSONValue: Sendable, Hashable {
   }
 
   /// Decimal digits without a String in between (journal records are mostly numbers and short strings).
-  static func writeInt<S: ByteSink>(_ v: Int64, to out: inout S) {
+  package static func writeInt<S: ByteSink>(_ v: Int64, to out: inout S) {
     if v < 0 { out.put(UInt8(ascii: "-")) }
     var m = v.magnitude
     var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes: room for 20 digits
@@ -111,7 +111,7 @@ public enum JSONValue: Sendable, Hashable {
   /// a quote, a backslash, DEL, or 0x80 and above (0xE2 may begin U+2028).
   /// `(x - n × ones) & ~x & high` is non-zero when a byte of `x` (all below
   /// 0x80) is below `n`; a byte equal to `c` is a zero byte of `x ^ c × ones`.
-  @inline(__always) static func anyNeedsLook(_ w: UInt64) -> Bool {
+  @inline(__always) package static func anyNeedsLook(_ w: UInt64) -> Bool {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let high: UInt64 = 0x8080_8080_8080_8080
     @inline(__always) func below(_ x: UInt64, _ n: UInt64) -> Bool { (x &- ones &* n) & ~x & high != 0 }
@@ -122,7 +122,7 @@ public enum JSONValue: Sendable, Hashable {
   /// Past `k`, the index after the whole words of eight bytes none of which
   /// needs a look (`anyNeedsLook`): a digest or a path is passed over eight
   /// bytes at a time, the rest is for the caller to look at byte by byte.
-  @inline(__always) static func skippingPlainWords(_ u: UnsafeBufferPointer<UInt8>, from k: Int) -> Int {
+  @inline(__always) package static func skippingPlainWords(_ u: UnsafeBufferPointer<UInt8>, from k: Int) -> Int {
     var k = k
     while u.count - k >= 8,
       !anyNeedsLook(UInt64(littleEndian: UnsafeRawPointer(u.baseAddress! + k).loadUnaligned(as: UInt64.self)))
@@ -132,7 +132,7 @@ public enum JSONValue: Sendable, Hashable {
     return k
   }
 
-  static func writeString<S: ByteSink>(_ s: String, to out: inout S) {
+  package static func writeString<S: ByteSink>(_ s: String, to out: inout S) {
     out.put(UInt8(ascii: "\""))
     // Most strings (ids, paths, URLs, dates) need no escape: copied whole.
     // Any other is copied in the runs between its escapes (an ETag's quotes

@@ -31,7 +31,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
   }
 
   /// `rfc3339`'s bytes, appended (the journal writes a few per record).
-  func appendRFC3339<S: ByteSink>(to out: inout S) {
+  package func appendRFC3339<S: ByteSink>(to out: inout S) {
     let c = civil
     // Digits by hand into 20 bytes on the stack, handed over in one piece.
     var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
@@ -81,7 +81,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
   }
 
   // Howard Hinnant's civil calendar algorithms (public domain descriptions).
-  static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
+  package static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
     let y = m <= 2 ? y0 - 1 : y0
     let era = (y >= 0 ? y : y - 399) / 400
     let yoe = y - era * 400
@@ -91,7 +91,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     return era * 146_097 + doe - 719_468
   }
 
-  static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
+  package static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
     let z = z0 + 719_468
     let era = (z >= 0 ? z : z - 146_096) / 146_097
     let doe = z - era * 146_097
@@ -103,7 +103,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
   }
 
-  static func weekday(days: Int) -> Int {
+  package static func weekday(days: Int) -> Int {
     // 1970-01-01 was a Thursday (4).
     let w = (days + 4) % 7
     return w < 0 ? w + 7 : w
@@ -130,7 +130,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
   }
 
   /// `parseRFC3339` over bytes in place (the journal reads its times this way).
-  static func parseRFC3339(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+  package static func parseRFC3339(_ b: UnsafeBufferPointer<UInt8>) -> Timestamp? {
     var c = DateCursor(b: b)
     guard let year = c.digits(4), c.expect(45), let month = c.digits(2), c.expect(45),
       let day = c.digits(2), c.expect(84, 116, 32),  // T t space
@@ -160,7 +160,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 }
 
 @inline(__always)
-func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+package func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
   let q = a / b
   return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
 }
@@ -174,7 +174,7 @@ extension Timestamp {
   }
 
   /// The system clock in nanoseconds since the epoch (to compare with file times).
-  static func currentNanoseconds() -> Int64 {
+  package static func currentNanoseconds() -> Int64 {
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
     return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
@@ -183,11 +183,11 @@ extension Timestamp {
 
 /// A position in the bytes of a date being read (`Timestamp.parseRFC3339`).
 private struct DateCursor {
-  let b: UnsafeBufferPointer<UInt8>
-  var i = 0
+  package let b: UnsafeBufferPointer<UInt8>
+  package var i = 0
 
   /// The next `n` bytes as a decimal number, when all are digits.
-  mutating func digits(_ n: Int) -> Int? {
+  package mutating func digits(_ n: Int) -> Int? {
     guard n <= b.count - i else { return nil }
     var v = 0
     for k in i..<(i + n) {
@@ -200,7 +200,7 @@ private struct DateCursor {
   }
 
   /// Steps over the next byte when it is `a` or `b` (or `c`).
-  mutating func expect(_ a: UInt8, _ b2: UInt8? = nil, _ c: UInt8? = nil) -> Bool {
+  package mutating func expect(_ a: UInt8, _ b2: UInt8? = nil, _ c: UInt8? = nil) -> Bool {
     guard i < b.count, b[i] == a || b[i] == b2 || b[i] == c else { return false }
     i += 1
     return true

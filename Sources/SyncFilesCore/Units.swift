@@ -21,7 +21,7 @@ public struct TimeSpan: Sendable, Hashable, Comparable, CustomStringConvertible 
     return out
   }
 
-  static let units: [(String, Int64)] = [("w", 604_800), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)]
+  package static let units: [(String, Int64)] = [("w", 604_800), ("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)]
 
   /// Parses `30s`, `15m`, `6h`, `1d`, `1w` and combinations such as `1h30m`.
   public static func parse(_ text: String) -> Result<TimeSpan, UnitError> {
@@ -75,7 +75,7 @@ public struct UnitError: Error, Sendable, Hashable {
 }
 
 public enum ByteSize {
-  static let units: [(String, Int64)] = [
+  package static let units: [(String, Int64)] = [
     ("b", 1),
     ("kb", 1000), ("mb", 1_000_000), ("gb", 1_000_000_000), ("tb", 1_000_000_000_000),
     ("pb", 1_000_000_000_000_000),
@@ -141,7 +141,7 @@ public enum ByteSize {
 
   /// The bytes a unit stands for, spaces and tabs around it ignored and
   /// letters in any case (none: 1); nil for an unknown unit.
-  static func multiplier(_ unit: UnsafeBufferPointer<UInt8>) -> Int64? {
+  package static func multiplier(_ unit: UnsafeBufferPointer<UInt8>) -> Int64? {
     var packed: UInt32 = 0
     var letters = 0
     var ended = false
@@ -159,7 +159,7 @@ public enum ByteSize {
   }
 
   /// `units`, each name's letters packed into one integer.
-  static let packedUnits: [(UInt32, Int64)] = units.map { u in
+  package static let packedUnits: [(UInt32, Int64)] = units.map { u in
     (u.0.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, u.1)
   }
 
@@ -194,7 +194,7 @@ public enum ByteSize {
 }
 
 extension StringProtocol {
-  func trimmingSpaces() -> String {
+  package func trimmingSpaces() -> String {
     let padded = withUTF8Bytes { b in
       guard let first = b.first, let last = b.last else { return false }
       return first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
@@ -209,7 +209,7 @@ extension StringProtocol {
 
 extension String {
   /// Every occurrence of `target` replaced (the library does not use Foundation).
-  func replacingAll(_ target: String, with replacement: String) -> String {
+  package func replacingAll(_ target: String, with replacement: String) -> String {
     guard !target.isEmpty else { return self }
     var out = ""
     var rest = Substring(self)
@@ -223,14 +223,14 @@ extension String {
 
   /// `lowercased()`, without building a new string when there is no
   /// upper-case ASCII letter and nothing beyond ASCII (host names, schemes).
-  func lowercasedIfNeeded() -> String {
+  package func lowercasedIfNeeded() -> String {
     containsByte(where: { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) }) ? lowercased() : self
   }
 }
 
 extension StringProtocol {
   /// Without leading and trailing spaces, tabs, CRs and LFs (header values, /sys files).
-  func trimmingWhitespace() -> String {
+  package func trimmingWhitespace() -> String {
     let u = utf8
     func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
     guard let first = u.firstIndex(where: { !isSpace($0) }) else { return "" }
@@ -241,6 +241,6 @@ extension StringProtocol {
 }
 
 extension Character {
-  var isASCIIDigit: Bool { asciiValue.map { $0 >= 48 && $0 <= 57 } ?? false }
-  var asciiDigitValue: Int? { isASCIIDigit ? Int(asciiValue! - 48) : nil }
+  package var isASCIIDigit: Bool { asciiValue.map { $0 >= 48 && $0 <= 57 } ?? false }
+  package var asciiDigitValue: Int? { isASCIIDigit ? Int(asciiValue! - 48) : nil }
 }

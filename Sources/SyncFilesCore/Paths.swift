@@ -22,7 +22,7 @@ public enum Paths {
   /// Relative, every component 1…255 bytes and neither `.` nor `..`, no
   /// control character: `confine` would return it unchanged. Most
   /// destinations are like this, and checking bytes is cheap.
-  static func isPlainRelative(_ path: String) -> Bool {
+  package static func isPlainRelative(_ path: String) -> Bool {
     path.withUTF8Bytes { bytes in
       guard let first = bytes.first, first != slash else { return false }
       return plainComponents(bytes[...], asNames: true)
@@ -55,7 +55,7 @@ public enum Paths {
   /// Absolute with no empty, `.` or `..` component and no trailing slash
   /// (what `normalize` would return unchanged). Checked byte by byte: most
   /// paths are already normal, and splitting them costs far more.
-  static func isNormal(_ path: String) -> Bool {
+  package static func isNormal(_ path: String) -> Bool {
     path.withUTF8Bytes { bytes in
       guard bytes.first == slash else { return false }
       return bytes.count == 1 || plainComponents(bytes.dropFirst(), asNames: false)
@@ -192,7 +192,7 @@ public enum Paths {
 }
 
 /// Permission bits written as chmod takes them: `0644`, `0755`.
-func octalMode(_ mode: UInt32) -> String {
+package func octalMode(_ mode: UInt32) -> String {
   let digits = String(mode, radix: 8)
   return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }

@@ -1,15 +1,15 @@
 /// Where the parts of a URL's authority (what follows `//`) lie, as byte
 /// offsets, found in one pass; the delimiters are all ASCII. Read by the
 /// manifest decoder (host, port, user) and by the engine (a user in a URL).
-struct AuthorityParts {
-  enum Problem { case unclosedIPv6, afterIPv6, forbiddenInHost, badPort }
-  var userinfo: Range<Int>? = nil
-  var host: Range<Int>
-  var port: Range<Int>? = nil
-  var portNumber: Int? = nil
-  var problem: Problem? = nil
+package struct AuthorityParts {
+  package enum Problem { case unclosedIPv6, afterIPv6, forbiddenInHost, badPort }
+  package var userinfo: Range<Int>? = nil
+  package var host: Range<Int>
+  package var port: Range<Int>? = nil
+  package var portNumber: Int? = nil
+  package var problem: Problem? = nil
 
-  init(_ b: UnsafeBufferPointer<UInt8>) {
+  package init(_ b: UnsafeBufferPointer<UInt8>) {
     // The authority ends at the first / ? or #; userinfo ends at its last @.
     var end = b.count
     var at: Int? = nil
@@ -63,7 +63,7 @@ struct AuthorityParts {
   }
 
   /// \ { } | ^ ` " < >
-  static func isForbidden(_ b: UInt8) -> Bool {
+  package static func isForbidden(_ b: UInt8) -> Bool {
     switch b {
     case 0x5C, 0x7B, 0x7D, 0x7C, 0x5E, 0x60, 0x22, 0x3C, 0x3E: return true
     default: return false

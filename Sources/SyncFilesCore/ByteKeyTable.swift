@@ -4,27 +4,27 @@
 /// agree. The session check looks up every destination and its folders this
 /// way: a `String` made for each folder costs more than the lookups, and a
 /// slot of 8 bytes keeps the table small.
-struct ByteKeyTable {
+package struct ByteKeyTable {
   /// Per slot: the hash in the high half (never 0), the number in the low; 0 is empty.
   private var slots: [UInt64]
   private(set) var count = 0
 
   /// Room for `capacity` keys before the table grows.
-  init(capacity: Int = 0) {
+  package init(capacity: Int = 0) {
     var size = 16
     while size * 3 < capacity * 4 { size <<= 1 }
     slots = Array(repeating: 0, count: size)
   }
 
   /// The seeded hash of `key`, as the table keeps it.
-  static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt32 {
+  package static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt32 {
     var h = Hasher()
     h.combine(bytes: UnsafeRawBufferPointer(key))
     return UInt32(truncatingIfNeeded: h.finalize()) | 1
   }
 
   /// The number of the key whose hash is `hash` and for which `isKey` is true.
-  func find(hash: UInt32, isKey: (Int) -> Bool) -> Int? { probe(hash, isKey).found }
+  package func find(hash: UInt32, isKey: (Int) -> Bool) -> Int? { probe(hash, isKey).found }
 
   /// Where the key lies (its number), or the empty slot where it would go.
   private func probe(_ hash: UInt32, _ isKey: (Int) -> Bool) -> (slot: Int, found: Int?) {
@@ -40,7 +40,7 @@ struct ByteKeyTable {
 
   /// The number of the key `isKey` names, when the table holds it; else
   /// `number` is kept for the key and nil returned (one probe either way).
-  mutating func findOrInsert(hash: UInt32, number: Int, isKey: (Int) -> Bool) -> Int? {
+  package mutating func findOrInsert(hash: UInt32, number: Int, isKey: (Int) -> Bool) -> Int? {
     if (count + 1) * 4 > slots.count * 3 { grow() }
     let (slot, found) = probe(hash, isKey)
     if let found { return found }
@@ -51,7 +51,7 @@ struct ByteKeyTable {
   }
 
   /// Adds a key the table does not hold (`find` returned nil); `number` fits in 32 bits.
-  mutating func insert(hash: UInt32, number: Int) {
+  package mutating func insert(hash: UInt32, number: Int) {
     _ = findOrInsert(hash: hash, number: number) { _ in false }
   }
 

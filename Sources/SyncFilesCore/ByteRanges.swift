@@ -82,5 +82,5 @@ public struct ByteRanges: Sendable, Hashable {
 }
 
 extension Range where Bound == Int64 {
-  var count: Int64 { upperBound - lowerBound }
+  package var count: Int64 { upperBound - lowerBound }
 }

@@ -31,7 +31,7 @@ public final class Lock: @unchecked Sendable {
   }
 
   /// With the lock held: waits for a signal or until the monotonic time `deadline` (seconds).
-  func wait(until deadline: Double?) {
+  package func wait(until deadline: Double?) {
     guard let deadline else {
       pthread_cond_wait(cond, mutex)
       return
@@ -43,21 +43,21 @@ public final class Lock: @unchecked Sendable {
   }
 
   /// With the lock held: wakes one thread waiting on the condition.
-  func signal() { pthread_cond_signal(cond) }
+  package func signal() { pthread_cond_signal(cond) }
 
   /// With the lock held: wakes every thread waiting on the condition.
-  func broadcast() { pthread_cond_broadcast(cond) }
+  package func broadcast() { pthread_cond_broadcast(cond) }
 }
 
 /// Seconds on the monotonic clock (for deadlines and rates, never for dates).
-func monotonicSeconds() -> Double {
+package func monotonicSeconds() -> Double {
   var ts = timespec()
   clock_gettime(CLOCK_MONOTONIC, &ts)
   return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
 /// Starts a detached thread running `body`.
-func startThread(_ body: @escaping @Sendable () -> Void) {
+package func startThread(_ body: @escaping @Sendable () -> Void) {
   final class Box {
     let body: @Sendable () -> Void
     init(_ b: @escaping @Sendable () -> Void) { body = b }
@@ -77,18 +77,18 @@ func startThread(_ body: @escaping @Sendable () -> Void) {
 
 /// A value worked out on a thread of its own while the caller does
 /// something else; `wait` returns it once it is there.
-final class Background<Value: Sendable>: Sendable {
+package final class Background<Value: Sendable>: Sendable {
   /// Set once by the working thread.
   private let value = Locked<Value?>(nil)
 
-  init(_ work: @escaping @Sendable () -> Value) {
+  package init(_ work: @escaping @Sendable () -> Value) {
     startThread { [value] in
       let v = work()
       value.update { $0 = v }
     }
   }
 
-  func wait() -> Value {
+  package func wait() -> Value {
     value.wait(for: { $0 != nil }, then: { $0! })
   }
 }
