@@ -33,20 +33,30 @@ let package = Package(
     // The layers, each using only those above it: the compiler refuses a
     // reference that points up (Docs/ARCHITECTURE.md draws them).
     .target(name: "SyncFilesCore", dependencies: ["CLinux", "CCurl", "CYAML"]),
+    .target(name: "SyncFilesManifest", dependencies: ["SyncFilesCore", "CYAML", "CLinux"]),
+    .target(name: "SyncFilesJournal", dependencies: ["SyncFilesManifest", "SyncFilesCore", "CLinux", "CZlib"]),
+    .target(name: "SyncFilesVerify", dependencies: ["SyncFilesCore", "CCrypto", "CLinux"]),
+    .target(name: "SyncFilesInstall", dependencies: ["SyncFilesVerify", "SyncFilesCore", "CLinux"]),
     .target(
       name: "SyncFiles",
-      dependencies: ["SyncFilesCore", "CCurl", "CYAML", "CCrypto", "CLinux", "CZlib"]
+      dependencies: [
+        "SyncFilesCore", "SyncFilesManifest", "SyncFilesJournal", "SyncFilesVerify", "SyncFilesInstall", "CCurl",
+        "CYAML", "CCrypto", "CLinux", "CZlib",
+      ]
     ),
     .executableTarget(
       name: "syncfiles",
       dependencies: [
-        "SyncFiles", "SyncFilesCore", "CStart",
+        "SyncFiles", "SyncFilesCore", "SyncFilesManifest", "SyncFilesJournal", "SyncFilesInstall", "CStart",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .testTarget(
       name: "SyncFilesTests",
-      dependencies: ["SyncFiles", "SyncFilesCore", "syncfiles"],
+      dependencies: [
+        "SyncFiles", "SyncFilesCore", "SyncFilesManifest", "SyncFilesJournal", "SyncFilesVerify", "SyncFilesInstall",
+        "syncfiles",
+      ],
       exclude: [
         "Support/faultserver.py", "Support/lossylink.py", "Support/promparse.py", "Support/moto_s3_server.py",
         "Support/s3fixture.py",

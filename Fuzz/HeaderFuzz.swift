@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 // libFuzzer entry point over what syncfiles reads from response headers:
 // header lookup, Content-Range, HTTP dates (Last-Modified, Date,
 // Retry-After) and the validators built from them. Built by

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 // libFuzzer entry point over the journal reader: framing (length, CRC-32),
 // the JSON parser and the task records, including a damaged header. Built by
 // Fuzz/run.sh journal together with the journal's sources.

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 // libFuzzer entry point over the manifest loader: YAML parsing, every
 // validation rule, ${VAR} expansion and the session checks. Built by
 // Fuzz/run.sh with `swiftc -sanitize=fuzzer,address` together with the

@@ -11,17 +11,16 @@ seconds=${1:-60}
 target=${2:-manifest}
 mkdir -p Fuzz/work Fuzz/artifacts "Fuzz/work/$target-corpus"
 bin=Fuzz/work/$target-fuzz
-# Only the sources the target reads: the core (a module of its own, as in the
-# package; no libcurl: Runtime.swift and the subprocess it serves are left
-# out), and the manifest loader or the journal.
+# The library's lower targets are built as modules of their own, as in the
+# package (the core without libcurl: Runtime.swift and the subprocess it
+# serves are left out); the target adds the sources it reads above them.
 core=()
 for f in Sources/SyncFilesCore/*.swift; do
   case $f in */Runtime.swift | */Subprocess.swift | */SubprocessError.swift) ;; *) core+=("$f") ;; esac
 done
-sources=(Sources/SyncFiles/Manifest/*.swift)
 case $target in
   manifest)
-    sources+=(Sources/SyncFiles/Report/ValidationReport.swift Fuzz/ManifestFuzz.swift)
+    sources=(Sources/SyncFiles/Report/ValidationReport.swift Fuzz/ManifestFuzz.swift)
     dict=(-dict=Fuzz/manifest.dict)
     # Work on a copy so the committed seed corpus stays small and reviewed.
     cp -n Fuzz/corpus/* Fuzz/work/manifest-corpus/ 2>/dev/null || true
@@ -29,13 +28,12 @@ case $target in
       2>/dev/null || true
     ;;
   journal)
-    sources+=(Sources/SyncFiles/Journal/*.swift Sources/SyncFiles/Plan/RequestPolicy.swift
-      Fuzz/JournalFuzz.swift)
+    sources=(Fuzz/JournalFuzz.swift)
     dict=()
     cp -n Fuzz/journal-corpus/* Fuzz/work/journal-corpus/ 2>/dev/null || true
     ;;
   headers)
-    sources+=(Sources/SyncFiles/Transfer/HeaderText.swift Sources/SyncFiles/Plan/RequestPolicy.swift Fuzz/HeaderFuzz.swift)
+    sources=(Sources/SyncFiles/Transfer/HeaderText.swift Sources/SyncFiles/Plan/RequestPolicy.swift Fuzz/HeaderFuzz.swift)
     dict=()
     cp -n Fuzz/headers-corpus/* Fuzz/work/headers-corpus/ 2>/dev/null || true
     ;;
@@ -45,11 +43,21 @@ echo "building $bin" >&2
 mods=Fuzz/work/modules
 mkdir -p "$mods"
 # `package` declarations cross modules of one package name, as SwiftPM builds them.
-flags=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name syncfiles -I Sources/CLinux)
-swiftc "${flags[@]}" -module-name SyncFilesCore -emit-library -static -emit-module \
-  -emit-module-path "$mods/SyncFilesCore.swiftmodule" -o "$mods/libSyncFilesCore.a" "${core[@]}"
-swiftc "${flags[@]}" -module-name SyncFilesFuzz -I "$mods" -L "$mods" -lSyncFilesCore \
-  -I Sources/CYAML -I Sources/CZlib -lyaml -lz -o "$bin" "${sources[@]}" \
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name syncfiles -I "$mods" -L "$mods"
+  -I Sources/CLinux -I Sources/CYAML -I Sources/CZlib -I Sources/CCrypto)
+module() {  # NAME SOURCES...: a static library and its module, under $mods
+  local name=$1
+  shift
+  swiftc "${flags[@]}" -module-name "$name" -emit-library -static -emit-module \
+    -emit-module-path "$mods/$name.swiftmodule" -o "$mods/lib$name.a" "$@"
+}
+module SyncFilesCore "${core[@]}"
+module SyncFilesManifest Sources/SyncFilesManifest/*.swift
+module SyncFilesJournal Sources/SyncFilesJournal/*.swift
+module SyncFilesVerify Sources/SyncFilesVerify/*.swift
+module SyncFilesInstall Sources/SyncFilesInstall/*.swift
+swiftc "${flags[@]}" -module-name SyncFilesFuzz -lSyncFilesInstall -lSyncFilesVerify -lSyncFilesJournal \
+  -lSyncFilesManifest -lSyncFilesCore -lyaml -lz -lcrypto -o "$bin" "${sources[@]}" \
   2> >(grep -v "Cannot export local symbol" >&2)  # gold's harmless notes on ASan's symbols
 echo "fuzzing for ${seconds}s" >&2
 # libFuzzer and ASan print the crash's stack; Swift's own backtracer would

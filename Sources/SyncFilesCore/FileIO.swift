@@ -6,6 +6,9 @@
 
 /// Small POSIX file helpers for reading manifests.
 public enum FileIO {
+  /// A file time (`st_mtim`, `st_ctim`) in nanoseconds since the epoch.
+  package static func nanoseconds(_ t: timespec) -> Int64 { Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec) }
+
   public struct Failure: Error, Sendable {
     public var message: String
   }

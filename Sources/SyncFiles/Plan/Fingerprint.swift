@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// An entry's fingerprint: the journal's record of what was installed
 /// counts only while the entry fetches the same thing the same way.
 extension Planner {

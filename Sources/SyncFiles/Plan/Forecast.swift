@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// `plan --horizon` (SPEC §8.4): every run due in [now, now + horizon), from
 /// the plan, the schedules and each task's `expected_bytes` as its upper
 /// bound. Pure: the plan, the manifests' conditions and the disks in; no clock.

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// Where a prefix's objects were learnt from for this plan.
 public enum PrefixSource: Sendable, Hashable {
   /// Listed now, every page read: the only source `prune` trusts.

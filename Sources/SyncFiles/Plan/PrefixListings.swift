@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// The listings a session's prefix entries (SPEC §9.4) are expanded from:
 /// made now through each prefix's source (`apply`, `plan --remote`), or
 /// read back from the journal (an offline `plan`, which says so).

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// `plan --remote`: what the servers say, folded into the plan. The
 /// probing is `RemoteProbe`'s (Transfer); this part is pure, so a plan with
 /// given answers is a unit test.

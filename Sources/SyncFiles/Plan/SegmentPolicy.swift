@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// How many byte ranges a file is fetched in (SPEC §8.3, §9.1), and whether
 /// a partial fetched in ranges can be continued: the one home of the rule
 /// that `auto` means 4 ranges for 64 MiB or more.

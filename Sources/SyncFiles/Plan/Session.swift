@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// What a task will do in this run.
 public enum Action: String, Sendable, Hashable, CaseIterable {
   case download, resume, revalidate, skip, wait

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// http, https and file URLs through libcurl: one multi handle per run for all three.
 public final class LibcurlSource: SourcePlugin {
   public static let schemes = PluginLocator.libcurlSchemes

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// `syncfiles-source-SCHEME list`: an external source offers listing
 /// (SPEC §9.4) by answering it. One JSON request on stdin,
 /// `{"protocol":1,"task":"m/p","url":"rsync://host/mod/dir/","headers":{…}}`;

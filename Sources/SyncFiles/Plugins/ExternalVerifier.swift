@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// `syncfiles-verify-NAME`: an executable that checks a complete partial file
 /// (SPEC §7). JSON request on stdin (`protocol`, `path`, `with`); exit 0
 /// accepts, anything else rejects and its stderr becomes the task's error.

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 // MARK: - Listing: a capability a source may offer
 // (what a listing found, `PrefixListing`, is in Journal/, which keeps the last one)
 

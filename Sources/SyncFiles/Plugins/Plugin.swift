@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// The three kinds of plugin (SPEC §7). Built-in and external plugins of a
 /// kind implement the same protocol and are found through one registry.
 public enum PluginKind: String, Sendable, CaseIterable {

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// Why a source plugin's fetch failed (the Plugins module's one error).
 /// Code decides on the case and `isRetryable`; `message` is for people and
 /// always starts with the plugin's executable name.

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// How a command ends (SPEC §3): the one list of exit codes.
 public enum ExitStatus: Int32, Sendable, CaseIterable {
   /// Done: every task is up to date, waiting or skipped.

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// Renders `plan --horizon`: the `forecast` object of the plan's JSON, and a
 /// per-day summary after the plan's text.
 extension Forecast {

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// `syncfiles status --check` (SPEC §8.4): is every task healthy? Pure: the
 /// journal, the plan and a clock in, the tasks at fault out.
 public enum HealthCheck {

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// Renders a plan: a table for people, SPEC §6 JSON for scripts.
 public enum PlanReport {
   public static func text(_ p: SessionPlan) -> String {

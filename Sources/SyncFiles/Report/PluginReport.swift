@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// `syncfiles plugins`: every plugin found, built-in and external.
 public enum PluginReport {
   public static func text(_ plugins: [PluginInfo], searchPath: [String]) -> String {

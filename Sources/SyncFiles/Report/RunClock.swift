@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// How long one step of an apply took: `phases` in `apply --format json`,
 /// `syncfiles_last_run_phase_seconds` in the metrics.
 public struct RunPhase: Sendable, Hashable {

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// Renders what `apply` did: a short table for people, SPEC §6 JSON for scripts.
 extension RunReport {
   /// Rows for the tasks that did something worth reading (installed, failed,

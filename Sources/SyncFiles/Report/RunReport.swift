@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 public enum TaskOutcome: String, Sendable, CaseIterable {
   case installed, unchanged, failed, waiting, interrupted, skipped
 }

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// A plain text table: columns padded to their widest cell, two spaces apart.
 struct TextTable {
   var header: [String]

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// Renders the result of `syncfiles validate`.
 public struct ValidationReport: Sendable {
   public var set: ManifestSet

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 public struct RunOptions: Sendable {
   public var parallel: Int
   public var perHost: Int

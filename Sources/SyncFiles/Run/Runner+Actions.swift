@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// How the runner carries out a task's actions: tries through the source's
 /// transport, verification, hand-off to the installer. The decisions are the
 /// task's `TaskLifecycle`'s; this file only does what it says.

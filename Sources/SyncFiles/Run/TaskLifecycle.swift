@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// A task's life after planning, as a value: the runner feeds it events
 /// (a try ended, the verifiers spoke, the installer finished, a timer, a
 /// stop) and carries out the actions it returns. Every decision about a

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 internal import CCurl
 
 /// What `per_host` counted on each host, for `--verbose`: connections on

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 internal import CCurl
 
 /// A libcurl failure in words a user can act on: TLS failures name their

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 internal import CCurl
 
 /// The one libcurl multi driver: `apply`'s transfer engine and

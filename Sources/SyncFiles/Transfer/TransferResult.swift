@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// The response a body belongs to.
 public struct ResponseHead: Sendable {
   public var status: Int

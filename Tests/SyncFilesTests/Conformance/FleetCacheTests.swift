@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// Machines behind one Squid (SPEC §9.3): a change costs the origin one
 /// transfer, not one per machine, and `cache_max_age` lets the cache answer

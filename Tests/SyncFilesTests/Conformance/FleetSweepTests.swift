@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// A fleet behind one cache (SPEC §9.3), as users run it: many nodes, each
 /// a folder with its own manifest, root and journal, through Squid (a

@@ -1,6 +1,10 @@
 import Foundation
 import SyncFiles
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 import Testing
 
 /// A link of our own between network namespaces: syncfiles in `client`,

@@ -2,6 +2,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// Task records written and read without a JSON tree (issue 15) agree with
 /// `TaskState.json` and `TaskState(json:)`, which define the format.

@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// The reference's table of file keys and the JSON Schema's file entry are
 /// made from the keys' declarations (`FileKeySpec`): both files must say

@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 private func manifest(name: String? = nil, root: String? = nil, journal: String? = nil, files: [(String, String)])
   -> String

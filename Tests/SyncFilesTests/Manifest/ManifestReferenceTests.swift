@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// Docs/manifest.md names every key the loader accepts, under its full
 /// path, and no key it does not (SPEC §9.5); the man page of the format

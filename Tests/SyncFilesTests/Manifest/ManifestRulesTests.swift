@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// One invalid case: extra lines for the entry of `entry()`, and where and what the error is.
 struct Bad: CustomTestStringConvertible, Sendable {

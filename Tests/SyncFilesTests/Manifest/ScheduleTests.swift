@@ -2,6 +2,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 private func t(_ s: String) -> Timestamp { Timestamp.parseRFC3339(s)! }
 

@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// The JSON Schema in manifests/ (for editors) and the parser (for syncfiles)
 /// must give the same verdict on every sample and every invalid manifest.

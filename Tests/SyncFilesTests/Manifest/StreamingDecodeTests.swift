@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// The loader decodes `files:` items as libyaml reads them (issue 15, W5).
 /// Each test holds that reading to the whole-tree reading it replaced.

@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 private func load(_ s: String, limits: YAMLLimits = YAMLLimits()) throws(YAMLError) -> YAMLNode? {
   try YAMLLoader.load(Array(s.utf8), limits: limits)

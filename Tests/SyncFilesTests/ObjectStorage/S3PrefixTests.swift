@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// `s3://BUCKET/PREFIX/` against moto_server with signature checking on
 /// (SPEC §9.4): one task per object, listed page after page; unchanged

@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// `s3://BUCKET/KEY` against moto_server with signature checking on (SPEC
 /// §9.4): signed by libcurl, revalidated by ETag, resumed with If-Match, a

@@ -2,6 +2,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// The shortcuts taken for large manifests give exactly what the plain way gives.
 @Suite struct FastPathTests {

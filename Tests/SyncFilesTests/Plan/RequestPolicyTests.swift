@@ -2,6 +2,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// The request policy and the weak-date rule (RFC 9110 §8.8.2.2, SPEC §8.1): pure, no server.
 @Suite struct RequestPolicyTests {

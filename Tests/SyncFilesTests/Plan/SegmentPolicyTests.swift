@@ -2,6 +2,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// How many ranges a file is fetched in, and whether a partial fetched in
 /// ranges can be continued (`SegmentPolicy`): pure. The large-file and

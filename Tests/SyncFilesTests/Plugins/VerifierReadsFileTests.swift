@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// `anyVerifierReadsFile` answers as the list `verifiers(for:)` makes would:
 /// a body whose verifier reads the file is never held in memory.

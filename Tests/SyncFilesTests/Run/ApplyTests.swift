@@ -1,6 +1,10 @@
 import Foundation
 import SyncFiles
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 import Testing
 
 /// `syncfiles apply` end to end: the built binary, real libcurl, the

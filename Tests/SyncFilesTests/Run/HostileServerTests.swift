@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// Issue 13's hostile servers: each ends with a clear outcome, nothing
 /// installed that should not be, and no partial left that cannot be resumed.

@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// A manifest's folder (manifest, root and journal) moved, or mounted
 /// elsewhere: what was installed stays installed. Each task's fingerprint

@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// What the manifest says is what is on disk (SPEC §8.2): symlinks are
 /// replaced and never adopted, and `mode` holds on every apply.

@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// SPEC §8.3: content already in place is adopted by its sha256, and
 /// entries with the same sha256 are fetched once per run.

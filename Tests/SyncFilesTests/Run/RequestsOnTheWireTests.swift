@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// What `apply` puts on the wire (SPEC §8.1), seen by the fault server:
 /// cache directives, conditions, netrc credentials and where they go,

@@ -2,6 +2,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// The run's collection of tasks that transfer (`RunningTasks`): a task is
 /// made when first needed, the same one is handed out while it runs, and it

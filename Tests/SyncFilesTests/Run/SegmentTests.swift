@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// SPEC §8.3: a file fetched as several byte ranges at once, against the
 /// fault server (a rate per connection, a kill -9 mid-way, a version that

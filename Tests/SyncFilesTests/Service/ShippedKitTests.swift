@@ -1,6 +1,10 @@
 import Foundation
 import SyncFiles
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 import Testing
 
 /// The files that ship with syncfiles to run it as a service (SPEC §8.4):

@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// The byte-level readers and writers of Support (dates, RFC 3339 times,
 /// JSON, byte scans, paths, the byte-keyed table) give the same answers as

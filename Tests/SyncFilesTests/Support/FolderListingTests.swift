@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// A folder's entries are read up to each name's end (issue 15's CI run:
 /// the facts' second thread crashed reading 256 bytes of the last entry's

@@ -3,6 +3,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// State inside its lock: changes made on other threads are all seen, a
 /// waiter wakes when the state it waits for arrives, and a deadline ends a

@@ -2,6 +2,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// `-v` masks the credentials a presigned URL carries in its query (SPEC §10.3).
 @Suite struct PresignedQueryTests {

@@ -2,6 +2,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// `parallel` and `per_host` as the engine keeps them (`Admission`): what is
 /// handed over beyond them waits, in order, for a slot. Pure.

@@ -2,6 +2,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// What an answer means for the file (`ResponseVerdict`), for each kind of
 /// request: pure, no server. The conformance and hostile-server suites

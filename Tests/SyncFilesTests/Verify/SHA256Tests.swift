@@ -4,6 +4,10 @@ import Testing
 
 @testable import SyncFiles
 @testable import SyncFilesCore
+@testable import SyncFilesInstall
+@testable import SyncFilesJournal
+@testable import SyncFilesManifest
+@testable import SyncFilesVerify
 
 /// The streaming hasher against `sha256sum`, below and far above the size
 /// at which it hands the hashing to the shared thread (1 MiB here, so a few

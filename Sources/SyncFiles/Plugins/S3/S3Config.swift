@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// Where an `s3://` request goes and whose keys sign it, found as the AWS
 /// CLI finds them (SPEC §9.4):
 /// - keys: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` (and

@@ -1,4 +1,8 @@
 import SyncFilesCore
+import SyncFilesInstall
+import SyncFilesJournal
+import SyncFilesManifest
+import SyncFilesVerify
 /// `s3://BUCKET/KEY` (SPEC §9.4): a built-in source behind the same
 /// `SourcePlugin` seam as the others. Each request goes through the libcurl
 /// engine, signed with SigV4 by libcurl itself, so every guarantee of HTTP
