@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -30,40 +31,40 @@ public final class ExternalSource: SourcePlugin {
 
 /// One run's calls to an external source: a thread per call, each watched
 /// for progress (`timeout.stall`) and for a stop (deadline, signal).
-final class ExternalTransport: Transport, @unchecked Sendable {
+final class ExternalTransport: Transport, Sendable {
   let source: ExternalSource
-  private let lock = Lock()
-  private var generation = 0
-  private var running = 0
-  private var received: Int64 = 0
+  private struct Calls {
+    /// Raised by `stopAll`: a call of an earlier generation stops.
+    var generation = 0
+    var running = 0
+    var received: Int64 = 0
+  }
+  private let calls = Locked(Calls())
 
   init(source: ExternalSource) {
     self.source = source
   }
 
   func start(_ spec: TransferSpec, done: @escaping @Sendable (TransferResult) -> Void) {
-    let gen = lock.locked {
-      running += 1
-      return generation
+    let gen = calls.withLock { c in
+      c.running += 1
+      return c.generation
     }
     startThread { [self] in
       let r = fetch(spec, generation: gen)
       done(r)
-      lock.locked {
-        running -= 1
-        lock.broadcast()
-      }
+      calls.update { $0.running -= 1 }
     }
   }
 
-  func stopAll() { lock.locked { generation += 1 } }
+  func stopAll() { calls.withLock { $0.generation += 1 } }
 
   func shutdown() {
     stopAll()
-    lock.locked { while running > 0 { lock.wait(until: nil) } }
+    calls.wait(for: { $0.running == 0 }, then: { _ in })
   }
 
-  var bytesReceived: Int64 { lock.locked { received } }
+  var bytesReceived: Int64 { calls.withLock { $0.received } }
 
   private var name: String { PluginLocator.sourceExecutable(scheme: source.info.name) }
 
@@ -167,11 +168,11 @@ final class ExternalTransport: Transport, @unchecked Sendable {
       stdin: Array((Self.request(spec, partial: partial, offset: offset).serialized() + "\n").utf8),
       timeout: 7 * 86400, captureStdout: true,
       watch: { [self] in
-        if lock.locked({ generation }) != gen { return .runStopping }
+        if calls.withLock({ $0.generation }) != gen { return .runStopping }
         let now = monotonicSeconds()
         let size = partial.currentSize()
         if size != lastSize {
-          lock.locked { received += size - lastSize }
+          calls.withLock { $0.received += size - lastSize }
           lastSize = size
           lastGrowth = now
         } else if now - lastGrowth >= stall {
@@ -180,7 +181,7 @@ final class ExternalTransport: Transport, @unchecked Sendable {
         return nil
       })
     let size = partial.currentSize()
-    lock.locked { received += size - lastSize }
+    calls.withLock { $0.received += size - lastSize }
     return run
   }
 
