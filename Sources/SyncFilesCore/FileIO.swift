@@ -147,9 +147,9 @@ public enum FileIO {
 
 extension stat {
   /// The modification time in nanoseconds since the epoch, as the journal and the facts keep it.
-  package var modifiedNs: Int64 { Int64(st_mtim.tv_sec) * 1_000_000_000 + Int64(st_mtim.tv_nsec) }
+  package var modifiedNs: Int64 { FileIO.nanoseconds(st_mtim) }
   /// The inode's last change (a write, a truncation, a rename onto it, its mode) in nanoseconds.
-  package var changedNs: Int64 { Int64(st_ctim.tv_sec) * 1_000_000_000 + Int64(st_ctim.tv_nsec) }
+  package var changedNs: Int64 { FileIO.nanoseconds(st_ctim) }
 }
 
 /// Which file, how large, and when its data and its inode last changed.
