@@ -70,4 +70,23 @@ import Testing
     let took = try installedAfter(start, "d.bin")
     #expect(took >= 1.8, "1 MB at 400 KiB/s took \(took) s")
   }
+
+  /// A file held to its own `rate` waits in libcurl's timer, not in a loop:
+  /// its CPU time stays a small part of the wall time (SPEC §10.3).
+  @Test func aFileHeldToItsRateWaitsWithoutCPU() throws {
+    let bytes = testBytes(3_000_000, seed: 75)
+    server.put("w", bytes)
+    server.routes(["/w.bin": ["file": "w", "etag": "\"w1\""]])
+    manifest(["{id: w, url: '\(server.base)/w.bin', destination: w.bin, max_bytes: 4M, rate: 1M}"])
+    let timed = try run(
+      ["-f", "cpu %U %S wall %e", try syncfilesBinary(), "apply", "m.yaml"], cwd: dir, tool: "/usr/bin/time")
+    #expect(timed.status == 0, "\(timed.stderr)")
+    #expect(out("w.bin") == bytes)
+    let line = timed.stderr.split(separator: "\n").last { $0.hasPrefix("cpu ") } ?? ""
+    let f = line.split(separator: " ").compactMap { Double($0) }
+    try #require(f.count == 3, "time said: \(timed.stderr)")
+    let (cpu, wall) = (f[0] + f[1], f[2])
+    #expect(wall >= 2.0, "the cap held: \(wall) s")
+    #expect(cpu < 0.25 * wall, "CPU \(cpu) s over \(wall) s of wall time")
+  }
 }
