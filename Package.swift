@@ -58,7 +58,7 @@ let package = Package(
         "syncfiles",
       ],
       exclude: [
-        "Support/faultserver.py", "Support/lossylink.py", "Support/promparse.py", "Support/moto_s3_server.py",
+        "Support/faultserver.py", "Support/lossylink.py", "Support/make-trust-keys.sh", "Support/promparse.py", "Support/moto_s3_server.py",
         "Support/s3fixture.py",
       ]
     ),

@@ -3,8 +3,11 @@
 // SHA-256 from the libcrypto that libcurl already links (OpenSSL 3), through
 // the EVP interface (the SHA256_* functions are deprecated in OpenSSL 3).
 #include <openssl/evp.h>
+#include <openssl/bio.h>
+#include <openssl/pem.h>
 
 #include <stdatomic.h>
+#include <string.h>
 
 // The SHA-256 implementation, fetched from the default provider on first use
 // and kept (each object file this function is inlined into keeps its own).
@@ -48,4 +51,58 @@ static inline void sf_sha256_free(EVP_MD_CTX *ctx) { EVP_MD_CTX_free(ctx); }
 // MD5, only to check an object store's ETag (the MD5 of a single-part
 // upload): never as a checksum of our own. One call over a whole file.
 static inline EVP_MD_CTX *sf_md5_new(void) { return sf_digest_new(EVP_md5()); }
+// The other digests a signature or a checksum list may need: SHA-512 (a
+// SHA512SUMS line), BLAKE2b-512 (a minisign signature of the file's hash).
+static inline EVP_MD_CTX *sf_sha512_new(void) { return sf_digest_new(EVP_sha512()); }
+static inline EVP_MD_CTX *sf_blake2b512_new(void) { return sf_digest_new(EVP_blake2b512()); }
+// Writes the digest's size in bytes (at most EVP_MAX_MD_SIZE) to out.
+static inline int sf_digest_final(EVP_MD_CTX *ctx, unsigned char *out) {
+  unsigned int n = 0;
+  return EVP_DigestFinal_ex(ctx, out, &n) == 1 ? (int)n : -1;
+}
+
+// Ed25519 (RFC 8032) over a whole message: 1 valid, 0 not, -1 the key is unusable.
+static inline int sf_ed25519_verify(const unsigned char *pub32, const unsigned char *sig64, const unsigned char *msg,
+                                    size_t n) {
+  EVP_PKEY *key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pub32, 32);
+  if (!key) return -1;
+  EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+  int r = -1;
+  if (ctx && EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, key) == 1) {
+    r = EVP_DigestVerify(ctx, sig64, 64, msg, n) == 1 ? 1 : 0;
+  }
+  EVP_MD_CTX_free(ctx);
+  EVP_PKEY_free(key);
+  return r;
+}
+
+// A PEM public key (`-----BEGIN PUBLIC KEY-----`), or NULL.
+static inline EVP_PKEY *sf_pem_public_key(const char *pem, size_t n) {
+  BIO *bio = BIO_new_mem_buf(pem, (int)n);
+  if (!bio) return NULL;
+  EVP_PKEY *key = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+  BIO_free(bio);
+  return key;
+}
+static inline void sf_pkey_free(EVP_PKEY *key) { EVP_PKEY_free(key); }
+// 1 for an EC key on P-256, 0 for another key.
+static inline int sf_pkey_is_p256(EVP_PKEY *key) {
+  char group[64] = {0};
+  size_t len = 0;
+  if (EVP_PKEY_get_base_id(key) != EVP_PKEY_EC) return 0;
+  if (EVP_PKEY_get_utf8_string_param(key, "group", group, sizeof group, &len) != 1) return 0;
+  return strcmp(group, "prime256v1") == 0 || strcmp(group, "P-256") == 0;
+}
+// A DER signature of a SHA-256 digest (ECDSA, as cosign sign-blob makes):
+// 1 valid, 0 not, -1 the check could not run.
+static inline int sf_pkey_verify_sha256(EVP_PKEY *key, const unsigned char *sig, size_t sig_len,
+                                        const unsigned char *digest32) {
+  EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new(key, NULL);
+  int r = -1;
+  if (ctx && EVP_PKEY_verify_init(ctx) == 1 && EVP_PKEY_CTX_set_signature_md(ctx, EVP_sha256()) == 1) {
+    r = EVP_PKEY_verify(ctx, sig, sig_len, digest32, 32) == 1 ? 1 : 0;
+  }
+  EVP_PKEY_CTX_free(ctx);
+  return r;
+}
 #endif

@@ -92,6 +92,21 @@ public enum FileIO {
     return true
   }
 
+  /// A new file at `path` (mode 0600, replacing none) holding `bytes`, for a
+  /// scratch folder of our own. False, with errno set, on failure.
+  public static func writeNew(_ bytes: [UInt8], to path: String) -> Bool {
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return writeAll(fd, bytes)
+  }
+
+  /// Removes a folder of files (no subfolders) that this process made.
+  public static func removeTree(_ path: String) {
+    for name in listFolder(path) ?? [] { unlink(path + "/" + name) }
+    rmdir(path)
+  }
+
   /// Creates `path` and any missing folders above it (mode 0755), like
   /// `mkdir -p`. Returns false with errno set on failure.
   @discardableResult

@@ -19,4 +19,17 @@ package enum Hex {
     }
     return String(decoding: out, as: UTF8.self)
   }
+
+  /// The bytes hex digits (either case) spell; nil for an odd count or another character.
+  package static func bytes(_ hex: String) -> [UInt8]? {
+    let u = Array(hex.utf8)
+    guard u.count % 2 == 0 else { return nil }
+    var out: [UInt8] = []
+    out.reserveCapacity(u.count / 2)
+    for i in stride(from: 0, to: u.count, by: 2) {
+      guard let hi = PercentText.nibble(u[i]), let lo = PercentText.nibble(u[i + 1]) else { return nil }
+      out.append(hi << 4 | lo)
+    }
+    return out
+  }
 }

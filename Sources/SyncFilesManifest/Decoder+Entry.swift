@@ -50,14 +50,36 @@ extension ManifestDecoder {
         "segments: \(n) asks for more ranges than limits.segments (\(cap)) lets run at once: this file gets \(cap) connections"
       )
     }
+    checkTrust(o, url: url, marks: f.marks)
     if (url.scheme == "http" || url.scheme == "https") && entry.sha256 == nil && o.maxBytes == nil
-      && o.verify.isEmpty
+      && o.verify.isEmpty && o.checksums == nil && o.signature == nil
     {
       warning(f.marks[.url] ?? item.mark) {
         "nothing bounds or verifies what '\(id)' installs: add sha256, or at least max_bytes"
       }
     }
     return FileEntry(entry)
+  }
+
+  /// A checksum list named somewhere (the entry or `defaults`), and one that
+  /// nothing signs over plain http (SPEC §10.2).
+  mutating func checkTrust(_ o: EntryOptions, url: SourceURL, marks: KeyedFields<SourceMark>) {
+    guard let c = o.checksums else { return }
+    let mark = marks[.checksums]
+    guard c.ownURL else {
+      error(mark, "checksums needs url: the checksum list (SHA256SUMS, or its URL)")
+      return
+    }
+    let scheme: String
+    switch c.list {
+    case .url(let u): scheme = u.scheme
+    case .relative: scheme = url.scheme
+    }
+    if scheme == "http" && c.signature == nil && c.keyring == nil {
+      warning(mark) {
+        "the checksum list travels over plain http with no signature: anyone on the path can change the list and the file together; add signature and keyring, or use https"
+      }
+    }
   }
 
   /// The options of an entry that sets some (or whose defaults do), checked,
@@ -130,6 +152,8 @@ extension ManifestDecoder {
     o.segments = f.segments.flatMap { $0 == 0 ? nil : $0 }
     o.cacheMaxAge = f.cacheMaxAge ?? TimeSpan(seconds: 0)
     o.rate = f.rate
+    o.checksums = f.checksums
+    o.signature = f.signature
     o.headers = f.headers ?? []
     o.mode = f.mode
     o.onChange = f.onChange

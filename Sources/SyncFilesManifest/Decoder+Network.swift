@@ -97,7 +97,9 @@ extension ManifestDecoder {
   }
 
   /// A file or folder named in the manifest, relative to the manifest's folder, that must exist.
-  private mutating func existingPath(_ node: YAMLNode, _ what: String, folder wantFolder: Bool) -> String? {
+  mutating func existingPath(
+    _ node: YAMLNode, _ what: String, folder wantFolder: Bool, expected: String? = nil
+  ) -> String? {
     guard let raw = string(node, what), let e = expand(node, raw, what) else { return nil }
     guard !e.revealed.isEmpty else {
       error(node.mark, "\(what) is empty")
@@ -113,7 +115,7 @@ extension ManifestDecoder {
     if isFolder != wantFolder {
       error(
         node.mark,
-        "\(what) '\(e.template)' is \(isFolder ? "a folder" : "not a folder"); expected a \(wantFolder ? "folder of hashed certificates" : "PEM file")"
+        "\(what) '\(e.template)' is \(isFolder ? "a folder" : "not a folder"); expected \(expected ?? (wantFolder ? "a folder of hashed certificates" : "a PEM file"))"
       )
       return nil
     }

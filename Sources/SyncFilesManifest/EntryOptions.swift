@@ -153,6 +153,9 @@ public struct EntryOptions: Sendable, Hashable {
   public var cacheMaxAge = TimeSpan(seconds: 0)
   /// `rate` (SPEC §10.4): this file's cap in bytes per second, under the session's.
   public var rate: Int64? = nil
+  /// `checksums` and `signature` (SPEC §10.2): who vouches for the bytes.
+  public var checksums: ChecksumSource? = nil
+  public var signature: FileSignature? = nil
   /// Set for a prefix (a url ending in `/`, SPEC §9.4): the entry stands
   /// for every object under it, and is expanded before planning.
   public var prefix: PrefixOptions? = nil

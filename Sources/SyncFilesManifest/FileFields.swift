@@ -10,6 +10,8 @@ package struct FileFields {
   package var expectedBytes: Int64?
   package var maxBytes: Int64?
   package var sha256: String?
+  package var checksums: ChecksumSource?
+  package var signature: FileSignature?
   package var schedule: Schedule?
   package var notBefore: Timestamp?
   package var discretionary: Bool?

@@ -5,7 +5,7 @@ import SyncFilesCore
 /// (`FileKeySpec.table`); the case is only its identity, so that a lookup
 /// compares integers.
 package enum FileKey: Int, CaseIterable, Sendable {
-  case id, url, mirrors, destination, expectedBytes, maxBytes, sha256, schedule, notBefore, discretionary
+  case id, url, mirrors, destination, expectedBytes, maxBytes, sha256, checksums, signature, schedule, notBefore, discretionary
   case headers, mode, retry, timeout, onChange, verify, tls, proxy, netrc, cacheMaxAge, segments, s3
   case rate, include, exclude, prune, pruneMax
 
@@ -106,7 +106,7 @@ package final class FileKeySpec: Sendable {
 
   /// Every file key, in the order of the reference.
   static let table: [FileKeySpec] = {
-    let all = sourceKeys + requestKeys + prefixKeys
+    let all = sourceKeys + trustKeys + requestKeys + prefixKeys
     return FileKey.allCases.map { k in all.first { $0.key == k }! }
   }()
 

@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// Renders a plan: a table for people, SPEC §6 JSON for scripts.
 public enum PlanReport {
   public static func text(_ p: SessionPlan) -> String {
@@ -56,6 +57,9 @@ public enum PlanReport {
         }
         out.bytes.appendUTF8(t.pointee.reason)
         if action == .revalidate, let note = requestNote(t.pointee.request) { out.write("; " + note) }
+        if action.runs && TrustCheck.applies(to: t.pointee.entry) {
+          out.write("; checks: " + TrustCheck.planned(for: t.pointee.entry).joined(separator: "; "))
+        }
         out.flushIfFull()
       }
     }
@@ -131,6 +135,7 @@ public enum PlanReport {
         ("expected_bytes", int(t.entry.expectedBytes)), ("bytes_to_transfer", int(t.bytesToTransfer)),
         ("next_due", time(t.nextDue)), ("segments", t.segments.map { .int(Int64($0)) } ?? .null),
         ("cache_max_age", .int(t.entry.cacheMaxAge.seconds)),
+        ("checks", .array(TrustCheck.planned(for: t.entry).map(JSONValue.string))),
       ])
     }
     var totals: [(String, JSONValue)] = [("tasks", .int(Int64(p.tasks.count)))]

@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// How the runner carries out a task's actions: tries through the source's
 /// transport, verification, hand-off to the installer. The decisions are the
 /// task's `TaskLifecycle`'s; this file only does what it says.
@@ -47,6 +48,11 @@ extension Runner {
       spec = try prepare(t)
     } catch {
       return feed(t, .couldNotStart(error.message))
+    }
+    if t.report.attempts == 0, TrustCheck.applies(to: t.entry) {
+      // The lists and signatures arrive while the file does.
+      let check = trust(for: t)
+      for f in check.fetches { check.store.want(f) }
     }
     loop.active += 1
     loop.running.append(t)
@@ -108,6 +114,15 @@ extension Runner {
     return t
   }
 
+  /// The trust checks of task `t`'s entry, on the run's store.
+  func trust(for t: RunningTask) -> TrustCheck {
+    let store =
+      trustStore
+      ?? TrustStore(folder: journal.path + ".trust", environment: options.environment, verbose: options.verbose)
+    trustStore = store
+    return TrustCheck(store: store, entry: t.entry, secrets: manifests[t.manifest].secrets)
+  }
+
   /// Opens what a try needs: the partial being resumed (re-hashed once),
   /// the request to send.
   func prepare(_ t: RunningTask) throws(RunError) -> TransferSpec {
@@ -145,7 +160,8 @@ extension Runner {
       stall: e.timeout.stall, onBody: journalPartial(planned),
       segments: SegmentPolicy.asked(
         segments: e.segments, expectedBytes: e.expectedBytes, throughProxy: planned.throughProxy), mirrors: mirrors,
-      held: t.held, onRanges: journalRanges(planned), mayHoldBody: !plugins.anyVerifierReadsFile(for: e),
+      held: t.held, onRanges: journalRanges(planned),
+      mayHoldBody: !plugins.anyVerifierReadsFile(for: e) && !TrustCheck.applies(to: e),
       onDrop: { [journal, id = t.id] in journal.retractPartial(id) })
   }
 
@@ -278,6 +294,12 @@ extension Runner {
       case .passed(let check): t.report.checks.append(check)
       case .refetch(let why): return .refetch(why)
       case .reject(let why): return .rejected(why)
+      }
+    }
+    if TrustCheck.applies(to: e) {
+      switch trust(for: t).run(partial: input.path, sha256: digest) {
+      case .success(let passed): t.report.checks += passed
+      case .failure(let f): return .rejected(f.message)
       }
     }
     t.pendingValidators = validators ?? head?.validators

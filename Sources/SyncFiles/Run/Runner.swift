@@ -127,6 +127,8 @@ public final class Runner: @unchecked Sendable {
   /// The scheme `transport(for:)` found last and its transport: asked twice
   /// a try, and a run's tasks mostly share one scheme.
   var lastTransport: (scheme: String, transport: any Transport)?
+  /// The run's checksum lists and signatures, made when a task first needs one.
+  var trustStore: TrustStore?
 
   public func run() -> RunReport {
     reports = plan.tasks.map { t in
@@ -145,6 +147,7 @@ public final class Runner: @unchecked Sendable {
     guard !tasks.isEmpty else { return finish(report) }
     // The engine and install threads start in here and inherit the policy.
     ThreadPolicy.batched { transferAll() }
+    trustStore?.finish()
     clock.endTransfers()
     report.stopped = loop.stopping
     return finish(report)

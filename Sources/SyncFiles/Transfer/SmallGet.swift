@@ -1,9 +1,9 @@
+internal import CCurl
 import SyncFilesCore
 import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
-internal import CCurl
 
 #if canImport(Glibc)
   import Glibc
@@ -19,6 +19,10 @@ public enum SmallGet {
     public var body: [UInt8]
     /// The answer's Retry-After, in seconds.
     public var retryAfter: Double? = nil
+    /// Its ETag, Last-Modified and Date.
+    public var validators: Validators? = nil
+    /// Where a redirect points.
+    public var location: String? = nil
   }
 
   public struct Options: Sendable {
@@ -31,6 +35,10 @@ public enum SmallGet {
     public var limit = 32 << 20
     public var verbose: (@Sendable (String) -> Void)? = nil
     public var id = ""
+    /// Request lines that make it conditional (`If-None-Match: "v1"`).
+    public var conditions: [String] = []
+    /// The URL whose origin alone hears the manifest's headers (nil: the target's own).
+    public var entryURL: String? = nil
     public init(network: NetworkOptions, environment: NetworkEnvironment, connectTimeout: TimeSpan) {
       self.network = network
       self.environment = environment
@@ -43,16 +51,19 @@ public enum SmallGet {
     guard let easy = EasyRequest() else {
       return .failure(.engine("libcurl could not create a handle"))
     }
+    let entryURL = o.entryURL ?? t.url
     easy.configure(
-      url: t.url, entryURL: t.url, isFile: false, network: o.network, environment: o.environment,
-      connectTimeout: o.connectTimeout)
+      url: t.url, entryURL: entryURL, isFile: t.url.hasPrefix("file:"), network: o.network,
+      environment: o.environment, connectTimeout: o.connectTimeout)
     easy.set(CURLOPT_TIMEOUT, Int(o.timeout.seconds))
     if let log = o.verbose { easy.trace(VerboseSink(id: o.id, secrets: t.secrets, log: log)) }
-    easy.setRequestHeaders(url: t.url, entryURL: t.url, manifest: t.headers, conditions: [])
-    easy.sign(t.signing)
+    easy.setRequestHeaders(url: t.url, entryURL: entryURL, manifest: t.headers, conditions: o.conditions)
+    if !t.signing.isUnsigned { easy.sign(t.signing) }
     let sink = BodySink(limit: o.limit)
     let box = Unmanaged.passRetained(sink)
     defer { box.release() }
+    _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_HEADERFUNCTION, headerCallback)
+    _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_HEADERDATA, Unmanaged.passUnretained(easy).toOpaque())
     _ = sf_easy_setopt_data_cb(easy.handle, CURLOPT_WRITEFUNCTION, bodyCallback)
     _ = sf_easy_setopt_pointer(easy.handle, CURLOPT_WRITEDATA, box.toOpaque())
     let code = curl_easy_perform(easy.handle)
@@ -65,6 +76,9 @@ public enum SmallGet {
       return .failure(.network(code: Int(code.rawValue), message: "the request failed", retryable: true))
     }
     var answer = Answer(status: easy.info(CURLINFO_RESPONSE_CODE), body: sink.bytes)
+    answer.validators = Validators(
+      etag: easy.header("ETag"), lastModified: easy.header("Last-Modified"), date: easy.header("Date"))
+    answer.location = easy.infoString(CURLINFO_REDIRECT_URL)
     let after = easy.infoOff(CURLINFO_RETRY_AFTER)
     if after > 0 { answer.retryAfter = Double(after) }
     return .success(answer)

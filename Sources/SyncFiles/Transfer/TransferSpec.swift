@@ -149,6 +149,10 @@ public struct RequestSigning: Sendable, Hashable {
     self.provider = provider
     self.credentials = credentials
   }
+
+  /// A request that is not signed (a checksum list on a web server).
+  public static let unsigned = RequestSigning(provider: "", credentials: "")
+  public var isUnsigned: Bool { provider.isEmpty }
 }
 
 /// A segmented partial held for a resume: its bytes, size and version.

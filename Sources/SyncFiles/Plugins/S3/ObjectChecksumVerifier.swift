@@ -1,9 +1,9 @@
+internal import CCrypto
 import SyncFilesCore
 import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
-internal import CCrypto
 
 #if canImport(Glibc)
   import Glibc
@@ -55,49 +55,8 @@ public struct ObjectChecksumVerifier: VerifierPlugin {
   }
 
   static func md5(ofFileAt path: String) -> String? {
-    let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    guard let ctx = sf_md5_new() else { return nil }
-    defer { sf_sha256_free(ctx) }
-    var buffer = [UInt8](repeating: 0, count: 1 << 20)
-    while true {
-      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      guard n >= 0 else { return nil }
-      if n == 0 { break }
-      _ = buffer.withUnsafeBytes { sf_sha256_update(ctx, $0.baseAddress, n) }
-    }
-    var out = [UInt8](repeating: 0, count: 16)
-    guard out.withUnsafeMutableBufferPointer({ sf_sha256_final(ctx, $0.baseAddress) }) == 1 else { return nil }
-    return Hex.string(out)
+    guard case .success(let d) = FileDigest.compute(.md5, ofFileAt: path) else { return nil }
+    return Hex.string(d)
   }
-}
 
-/// Standard base64 (RFC 4648 §4) decoded to lower-case hex; nil when `text`
-/// is not base64 of 32 bytes.
-enum Base64 {
-  static func hex(_ text: String) -> String? {
-    var bits: UInt32 = 0
-    var count = 0
-    var bytes: [UInt8] = []
-    for c in text.utf8 where c != UInt8(ascii: "=") {
-      let v: UInt8
-      switch c {
-      case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = c - UInt8(ascii: "A")
-      case UInt8(ascii: "a")...UInt8(ascii: "z"): v = c - UInt8(ascii: "a") + 26
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0") + 52
-      case UInt8(ascii: "+"): v = 62
-      case UInt8(ascii: "/"): v = 63
-      default: return nil
-      }
-      bits = bits << 6 | UInt32(v)
-      count += 6
-      if count >= 8 {
-        count -= 8
-        bytes.append(UInt8(truncatingIfNeeded: bits >> UInt32(count)))
-      }
-    }
-    return bytes.count == 32 ? Hex.string(bytes) : nil
-  }
 }
