@@ -22,11 +22,17 @@ public enum TrustLocation: Sendable, Hashable {
   static func join(_ base: String, _ path: String) -> String {
     var head = base
     if let q = head.firstIndex(where: { $0 == "?" || $0 == "#" }) { head = String(head[..<q]) }
-    guard let schemeEnd = head.firstRange(of: "://") else { return path }
-    let authorityStart = schemeEnd.upperBound
-    let pathStart = head[authorityStart...].firstIndex(of: "/") ?? head.endIndex
+    // `scheme://authority/path`, or `scheme:path` (a relative file: URL as shown).
+    let pathStart: String.Index
+    if let schemeEnd = head.firstRange(of: "://") {
+      pathStart = head[schemeEnd.upperBound...].firstIndex(of: "/") ?? head.endIndex
+    } else if let colon = head.firstIndex(of: ":") {
+      pathStart = head.index(after: colon)
+    } else {
+      return path
+    }
     if path.hasPrefix("/") { return String(head[..<pathStart]) + path }
-    let folderEnd = head[pathStart...].lastIndex(of: "/").map { head.index(after: $0) } ?? head.endIndex
+    let folderEnd = head[pathStart...].lastIndex(of: "/").map { head.index(after: $0) } ?? pathStart
     var parts = String(head[pathStart..<folderEnd]).split(separator: "/", omittingEmptySubsequences: false)
       .map(String.init)
     if parts.last == "" { parts.removeLast() }
@@ -38,7 +44,8 @@ public enum TrustLocation: Sendable, Hashable {
       }
     }
     let joined = parts.joined(separator: "/")
-    return String(head[..<pathStart]) + (joined.hasPrefix("/") ? joined : "/" + joined)
+    let rooted = head[pathStart...].hasPrefix("/") || head[..<pathStart].hasSuffix("//") || pathStart == head.endIndex
+    return String(head[..<pathStart]) + (joined.hasPrefix("/") || !rooted ? joined : "/" + joined)
   }
 }
 

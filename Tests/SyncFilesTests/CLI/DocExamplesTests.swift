@@ -28,6 +28,35 @@ import Testing
     #expect(readBytes(copy + "/out/tables/iris.csv") == installed, "the old file is kept byte for byte")
   }
 
+  /// Examples/trust/README.md: the signed list and the minisign signature
+  /// vouch for both files, the report names the keys, and a changed line in
+  /// the list or a changed byte in the image is refused, the old file kept.
+  @Test func theTrustExampleDoesWhatItsReadmeSays() throws {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let copy = dir + "/trust"
+    try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+    for f in ["trust.yaml", "release", "keys"] {
+      try FileManager.default.copyItem(atPath: packageRoot + "/Examples/trust/" + f, toPath: copy + "/" + f)
+    }
+    let v = try run(["validate", "trust"], cwd: dir)
+    #expect(v.status == 0 && v.stdout == "ok: 1 manifest, 2 files, 0 warnings\n", "\(v.stdout)\(v.stderr)")
+    let first = try ApplyResult(run(["apply", "--format", "json", "trust"], cwd: dir))
+    #expect(first.count("installed") == 2, "\(first.run.stderr)")
+    let checks = (first.tasks["trust/tool"]?["checks"] as? [String] ?? []).joined(separator: "\n")
+    #expect(checks.contains("signed by 0x4CF042EF404F0073"), "\(checks)")
+    #expect(checks.contains("signature: minisign key 703A74332DCD550F"), "\(checks)")
+    let installed = readBytes(copy + "/out/os.img")
+    write((readBytes(copy + "/release/os.img") ?? []) + [0x0A], to: copy + "/release/os.img")
+    let changed = try ApplyResult(run(["apply", "--force", "--format", "json", "trust"], cwd: dir))
+    #expect(changed.run.status == 1 && changed.string("trust/image", "error")?.contains("SHA-256 mismatch") == true)
+    let sums = try String(contentsOfFile: copy + "/release/SHA256SUMS", encoding: .utf8)
+    write("0" + sums.dropFirst(), to: copy + "/release/SHA256SUMS")
+    let forged = try ApplyResult(run(["apply", "--force", "--format", "json", "trust"], cwd: dir))
+    #expect(forged.string("trust/image", "error")?.contains("bad signature") == true, "\(forged.run.stdout)")
+    #expect(readBytes(copy + "/out/os.img") == installed, "the old file is kept byte for byte")
+  }
+
   /// README.md's "A mistake is reported": its manifest with `destinaton`
   /// gives exactly the lines the README shows.
   @Test func theReadmesValidateExamplePrintsWhatItShows() throws {

@@ -112,6 +112,9 @@ import Testing
     #expect(TrustLocation.join(base, "../SUMS") == "https://u:p@example.org/SUMS")
     #expect(TrustLocation.join(base, "/keys/SUMS") == "https://u:p@example.org/keys/SUMS")
     #expect(TrustLocation.join("https://example.org", "SUMS") == "https://example.org/SUMS")
+    #expect(TrustLocation.join("file:release/os.img", "SUMS") == "file:release/SUMS")
+    #expect(TrustLocation.join("file:os.img", "SUMS") == "file:SUMS")
+    #expect(TrustLocation.join("file:///srv/os.img", "SUMS") == "file:///srv/SUMS")
     #expect(
       TrustCheck.fileName(
         of: SourceURL(
