@@ -2,7 +2,8 @@
 # Builds a libFuzzer target and runs it.
 #   Fuzz/run.sh [SECONDS] [TARGET]   (default 60 s, target manifest)
 # Targets: manifest (the manifest loader), journal (the journal reader),
-# headers (Content-Range, HTTP dates, Retry-After and validators).
+# headers (Content-Range, HTTP dates, Retry-After and validators), trust
+# (checksum lists, gpgv status lines, armor, minisign and signify files).
 # Crashes, leaks, timeouts and out-of-memory inputs are written to
 # Fuzz/artifacts/; the run fails (non-zero) if any is found.
 set -euo pipefail
@@ -12,11 +13,11 @@ target=${2:-manifest}
 mkdir -p Fuzz/work Fuzz/artifacts "Fuzz/work/$target-corpus"
 bin=Fuzz/work/$target-fuzz
 # The library's lower targets are built as modules of their own, as in the
-# package (the core without libcurl: Runtime.swift and the subprocess it
-# serves are left out); the target adds the sources it reads above them.
+# package (the core without libcurl: RuntimeLibraries.swift is left out);
+# the target adds the sources it reads above them.
 core=()
 for f in Sources/SyncFilesCore/*.swift; do
-  case $f in */Runtime.swift | */Subprocess.swift | */SubprocessError.swift) ;; *) core+=("$f") ;; esac
+  case $f in */RuntimeLibraries.swift) ;; *) core+=("$f") ;; esac
 done
 case $target in
   manifest)
@@ -37,7 +38,12 @@ case $target in
     dict=()
     cp -n Fuzz/headers-corpus/* Fuzz/work/headers-corpus/ 2>/dev/null || true
     ;;
-  *) echo "run.sh: unknown target '$target' (manifest, journal, headers)" >&2; exit 2 ;;
+  trust)
+    sources=(Fuzz/TrustFuzz.swift)
+    dict=()
+    cp -n Fuzz/trust-corpus/* Fuzz/work/trust-corpus/ 2>/dev/null || true
+    ;;
+  *) echo "run.sh: unknown target '$target' (manifest, journal, headers, trust)" >&2; exit 2 ;;
 esac
 echo "building $bin" >&2
 mods=Fuzz/work/modules

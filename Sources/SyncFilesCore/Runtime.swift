@@ -1,25 +1,11 @@
-internal import CCurl
-internal import CYAML
-
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// Versions of syncfiles and the C libraries it runs on.
+/// What syncfiles knows of its process: its version, environment and
+/// working directory (`RuntimeLibraries.swift` adds the C libraries').
 public enum Runtime {
   public static let version = "0.1.0"
-
-  public static var curlVersion: String { String(cString: sf_curl_version_string()) }
-
-  public static var libraries: String {
-    var major: Int32 = 0
-    var minor: Int32 = 0
-    var patch: Int32 = 0
-    yaml_get_version(&major, &minor, &patch)
-    let curl = curlVersion
-    let ssl = String(cString: sf_curl_ssl_version_string())
-    return "libcurl \(curl)\(ssl.isEmpty ? "" : " (\(ssl))"), libyaml \(major).\(minor).\(patch)"
-  }
 
   /// This process's environment, read from `environ` (no Foundation: it
   /// would cost every run its start-up time and a few MiB of memory).

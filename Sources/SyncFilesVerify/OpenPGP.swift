@@ -99,7 +99,7 @@ public enum OpenPGP {
   /// expired or revoked signature fails; else at least one good and valid
   /// signature passes (others by keys not in the keyring are passed over,
   /// as apt passes them over); else the first key missing is named.
-  static func verdict(status: String, exitStatus: Int32, keyring: String, stderr: String = "") -> Result<
+  package static func verdict(status: String, exitStatus: Int32, keyring: String, stderr: String = "") -> Result<
     [Signer], VerifyError
   > {
     var good: [String] = []
@@ -155,7 +155,7 @@ public enum OpenPGP {
 
   /// The bytes of every armored block in `text`: the header lines up to
   /// the first blank line are skipped, the CRC line (`=…`) ends the data.
-  static func dearmored(_ text: [UInt8]) -> [UInt8]? {
+  package static func dearmored(_ text: [UInt8]) -> [UInt8]? {
     var out: [UInt8] = []
     enum Where { case outside, headers, data }
     var at = Where.outside
