@@ -81,7 +81,7 @@ extension ChecksumSource {
 extension ManifestDecoder {
   /// `checksums: {url, signature, keyring, name}`.
   mutating func decodeChecksums(_ node: YAMLNode, _ what: String) -> ChecksumSource? {
-    let allowed = FileKey.checksums.spec.children.map(\.name)
+    let allowed = Keys.checksums
     guard let f = fields(node, what, allowed: allowed) else { return nil }
     var c = ChecksumSource(list: .relative(""))
     c.ownURL = false
@@ -103,7 +103,7 @@ extension ManifestDecoder {
 
   /// `signature: {url, keyring | minisign_key | signify_key | cosign_key}`.
   mutating func decodeSignature(_ node: YAMLNode, _ what: String) -> FileSignature? {
-    let allowed = FileKey.signature.spec.children.map(\.name)
+    let allowed = Keys.signature
     guard let f = fields(node, what, allowed: allowed) else { return nil }
     let keyNames = allowed.filter { $0 != "url" && f[$0] != nil }
     guard let urlNode = f["url"]?.value else {

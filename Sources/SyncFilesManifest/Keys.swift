@@ -14,6 +14,8 @@ package enum Keys {
   package static let verify = FileKey.verify.spec.children.map(\.name)
   package static let tls = FileKey.tls.spec.children.map(\.name)
   package static let s3 = FileKey.s3.spec.children.map(\.name)
+  package static let checksums = FileKey.checksums.spec.children.map(\.name)
+  package static let signature = FileKey.signature.spec.children.map(\.name)
   package static let limits = SettingKeySpec.names(in: .limits)
   package static let conditions = SettingKeySpec.names(in: .conditions)
   package static let hooks = SettingKeySpec.names(in: .hooks)

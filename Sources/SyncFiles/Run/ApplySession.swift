@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// `syncfiles apply` behind a few calls, for the CLI (or any other caller):
 /// open the journal, gather the facts, plan, merge the run's limits, run,
 /// write the metrics. The subcommand only maps flags in and exit codes out.

@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// Tasks ready to start, one queue per host in first-seen order, so one busy
 /// host never holds back another. A retried task goes back to the front.
 ///

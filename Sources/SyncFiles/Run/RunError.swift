@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// Why the runner could not start a task's try (the Run module's one error). Code decides on the case; `message` is for people.
 public enum RunError: Error, Sendable, Hashable, CustomStringConvertible {
   /// No plugin serves the URL's scheme.

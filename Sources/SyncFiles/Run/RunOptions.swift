@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 public struct RunOptions: Sendable {
   public var parallel: Int
   public var perHost: Int

@@ -16,7 +16,9 @@ extension Runner {
   func perform(_ action: TaskLifecycle.Action, for t: RunningTask) {
     switch action {
     case .startTry: begin(t)
-    case .verify: feed(t, .verified(verify(t)))
+    case .verify:
+      if awaitTrust(t) { return }
+      feed(t, .verified(verify(t)))
     case .install: install(t)
     case .requeue: enqueue(t, front: true)
     case .waitToRetry(let seconds): waitToRetry(t, seconds)
@@ -112,6 +114,17 @@ extension Runner {
     guard let t = source.makeTransport(transportOptions) else { throw .sourceCouldNotStart(scheme: scheme) }
     transports[key] = t
     return t
+  }
+
+  /// Whether task `t`'s complete file waits for a list or signature still
+  /// on its way: the run loop goes on, and verifies it when that arrives.
+  func awaitTrust(_ t: RunningTask) -> Bool {
+    guard TrustCheck.applies(to: t.entry) else { return false }
+    let check = trust(for: t)
+    guard let pending = check.store.pending(check.fetches) else { return false }
+    loop.awaitingTrust += 1
+    check.store.whenFetched(pending) { [self, number = t.number] in post(.trustFetched(number)) }
+    return true
   }
 
   /// The trust checks of task `t`'s entry, on the run's store.
@@ -299,6 +312,7 @@ extension Runner {
     if TrustCheck.applies(to: e) {
       switch trust(for: t).run(partial: input.path, sha256: digest) {
       case .success(let passed): t.report.checks += passed
+      case .failure(.stopped(let url)): return .stopped("stopped before \(url) arrived")
       case .failure(let f): return .rejected(f.message)
       }
     }

@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 extension Runner {
   /// The hooks the journal says are owed (SPEC §8.2): `on_change` for each
   /// file whose change has not yet been hooked successfully, then

@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// What the runner writes to the journal as a task's life goes on: the
 /// version a partial belongs to before its first byte, the ranges it holds,
 /// and each outcome (installed, unchanged, failed, interrupted). Also the

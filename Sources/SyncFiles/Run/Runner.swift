@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -23,6 +24,8 @@ public final class Runner: @unchecked Sendable {
     /// A try of task `number` (`tasks`) ended.
     case transfer(Int, TransferResult)
     case installed([InstallQueue.Done])
+    /// A list or signature task `number` waits for has arrived (`TrustStore`).
+    case trustFetched(Int)
     case stop(String)
   }
 
@@ -105,6 +108,8 @@ public final class Runner: @unchecked Sendable {
     /// Tasks handed to their transport, in the order they started (the progress line names the first).
     var running: [RunningTask] = []
     var installing = 0
+    /// Complete files whose lists or signatures are still on their way.
+    var awaitingTrust = 0
     /// Files done, for the progress line (a task the run stopped is not).
     var finished = 0
     /// The progress line's total: the plan's expected bytes, each replaced by
@@ -116,7 +121,8 @@ public final class Runner: @unchecked Sendable {
     var lastJournalFlush = monotonicSeconds()
     /// Nothing runs, installs, or waits to (or the run is stopping).
     var isIdle: Bool {
-      active == 0 && installing == 0 && (stopping != nil || (waitingRetry.isEmpty && queues.isEmpty))
+      active == 0 && installing == 0 && awaitingTrust == 0
+        && (stopping != nil || (waitingRetry.isEmpty && queues.isEmpty))
     }
   }
 
@@ -312,6 +318,9 @@ public final class Runner: @unchecked Sendable {
         journal.sync()
         loop.lastJournalSync = monotonicSeconds()
       }
+    case .trustFetched(let n):
+      loop.awaitingTrust -= 1
+      if let t = tasks.live(n) { perform(.verify, for: t) }
     case .stop(let why):
       if loop.stopping == nil { stopRun(why, saying: why) }
     }
@@ -323,6 +332,7 @@ public final class Runner: @unchecked Sendable {
     loop.stopping = why
     options.log?("syncfiles: \(said): stopping transfers, keeping what was received for a resume")
     for t in transports.values { t.stopAll() }
+    trustStore?.stop()
     // A task not begun is made to hear it, ends at once and is let go.
     for n in tasks.numbers where !tasks.hasEnded(n) {
       if let t = task(n) { feed(t, .stop(reason: why)) }

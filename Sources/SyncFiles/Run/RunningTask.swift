@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// One task of a run that transfers, from its first try to its outcome: its
 /// planned task, its life cycle, what its tries leave behind (the partial,
 /// the versions, the digest) and its report. Made when the task first needs

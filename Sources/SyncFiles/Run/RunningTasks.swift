@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// The tasks a run transfers, by number (their order in the plan): each not
 /// yet begun, running, or ended. A task's `RunningTask` is made when it first
 /// needs one (its first slot, or the bytes of another task with its sha256)

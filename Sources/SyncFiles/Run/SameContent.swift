@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// SPEC §8.3: tasks of one run that declare the same sha256 are fetched
 /// once. One leads (a resume first: it already holds bytes); the others
 /// wait for it, and once it is installed they get its verified bytes by

@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// A task's life after planning, as a value: the runner feeds it events
 /// (a try ended, the verifiers spoke, the installer finished, a timer, a
 /// stop) and carries out the actions it returns. Every decision about a
@@ -85,6 +86,8 @@ public struct TaskLifecycle: Sendable, Equatable {
     case rejected(String)
     /// The body cannot be trusted whole (its end was marked only by a close).
     case cutShort(String)
+    /// The run stopped before the checks could run (a list still on its way): kept for the next run.
+    case stopped(String)
     /// The transfer reported complete but left no partial.
     case noPartial
   }
@@ -261,6 +264,8 @@ public struct TaskLifecycle: Sendable, Equatable {
       return end(.failed, discard(always: true) + [.fail(hadDestination ? "\(why); the old file is kept" : why)])
     case .cutShort(let why):
       return end(.failed, discard(always: true) + [.fail(why)])
+    case .stopped(let why):
+      return interrupt(why)
     case .noPartial:
       return end(.failed, [.fail("the transfer completed without a partial file")])
     }

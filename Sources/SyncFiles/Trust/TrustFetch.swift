@@ -35,9 +35,11 @@ struct TrustFetch: Sendable {
   /// Fetches, conditionally over the copy kept in `folder`, following
   /// redirects, retried as a transfer is (the entry's `retry`); keeps a
   /// new copy durably. The error is in a user's words.
-  func run(keptIn folder: String?, environment: NetworkEnvironment, verbose: (@Sendable (String) -> Void)?)
-    -> Result<Fetched, TrustFailure>
-  {
+  /// `pause` waits out a retry's backoff; false when the run stops meanwhile.
+  func run(
+    keptIn folder: String?, environment: NetworkEnvironment, verbose: (@Sendable (String) -> Void)?,
+    pause: (Double) -> Bool
+  ) -> Result<Fetched, TrustFailure> {
     let kept = folder.flatMap { KeptCopy.read(folder: $0, url: url) }
     var options = SmallGet.Options(network: network, environment: environment, connectTimeout: connectTimeout)
     options.limit = Self.limit
@@ -52,7 +54,7 @@ struct TrustFetch: Sendable {
       if attempt > 0 {
         let delay = retry.delay(beforeRetry: attempt, retryAfter: retryAfter, unit: Double.random(in: 0..<1))
         verbose?("\(display): \(why); retry \(attempt) of \(retry.attempts - 1) in \(delay)s")
-        usleep(UInt32(min(delay, 3600) * 1_000_000))
+        guard pause(delay) else { return .failure(.stopped(url: display)) }
       }
       switch follow(options: options, requests: &requests) {
       case .success(let a) where a.status == 304 && kept != nil:

@@ -10,12 +10,15 @@ enum TrustFailure: Error, Sendable {
   case fetch(url: String, why: String)
   /// A check ran and failed; `what` names the list or signature when the error does not.
   case rejected(VerifyError, what: String?)
+  /// The run stopped before the list or signature arrived.
+  case stopped(url: String)
 
   var message: String {
     switch self {
     case .fetch(let url, let why): return "cannot fetch \(url): \(why)"
     case .rejected(let e, let what?): return "\(what): \(e.message)"
     case .rejected(let e, nil): return e.message
+    case .stopped(let url): return "the run stopped before \(url) arrived"
     }
   }
 }
@@ -41,6 +44,9 @@ final class TrustStore: Sendable {
     var queue: [String] = []
     var workers = 0
     var requests = 0
+    /// Called once a url's fetch is done.
+    var waiters: [String: [@Sendable () -> Void]] = [:]
+    var stopping = false
   }
   private let state = Locked(State())
   /// Verified lists (the signed content) by list, signature and keyring; the run thread only.
@@ -72,6 +78,36 @@ final class TrustStore: Sendable {
       return true
     }
     if start { startThread { [self] in work() } }
+  }
+
+  /// The first of `fetches` not yet done, if any.
+  func pending(_ fetches: [TrustFetch]) -> TrustFetch? {
+    state.withLock { s in
+      fetches.first { f in
+        if case .done = s.slots[f.url] { return false } else { return true }
+      }
+    }
+  }
+
+  /// Calls `done` (on a thread of the store) once `f` is fetched, or at
+  /// once when it already is. The run loop waits so, never blocking on a fetch.
+  func whenFetched(_ f: TrustFetch, _ done: @escaping @Sendable () -> Void) {
+    want(f)
+    let now = state.withLock { s -> Bool in
+      if case .done = s.slots[f.url] { return true }
+      s.waiters[f.url, default: []].append(done)
+      return false
+    }
+    if now { done() }
+  }
+
+  /// The run stops: fetches waiting out a backoff end at once.
+  func stop() { state.update { $0.stopping = true } }
+
+  /// Waits `seconds` for a retry, or less when the run stops; false then.
+  private func pause(_ seconds: Double) -> Bool {
+    let end = monotonicSeconds() + min(seconds, 3600)
+    return state.wait(until: end, for: { $0.stopping }, then: { !$0.stopping })
   }
 
   /// The bytes of `f`, fetched once per run (waiting for a fetch in flight).
@@ -108,11 +144,13 @@ final class TrustStore: Sendable {
         state.update { _ in }  // wakes finish()
         return
       }
-      let r = f.run(keptIn: folder, environment: environment, verbose: verbose)
-      state.update { s in
+      let r = f.run(keptIn: folder, environment: environment, verbose: verbose, pause: pause)
+      let waiting = state.update { s in
         s.slots[f.url] = .done(r)
         s.requests += (try? r.get())?.requests ?? 1
+        return s.waiters.removeValue(forKey: f.url) ?? []
       }
+      for w in waiting { w() }
     }
   }
 

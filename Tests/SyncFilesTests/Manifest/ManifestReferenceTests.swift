@@ -18,7 +18,7 @@ import Testing
     for (parent, keys) in [
       ("limits", Keys.limits), ("conditions", Keys.conditions), ("hooks", Keys.hooks), ("retry", Keys.retry),
       ("timeout", Keys.timeout), ("tls", Keys.tls), ("verify", Keys.verify),
-      ("s3", Keys.s3),
+      ("s3", Keys.s3), ("checksums", Keys.checksums), ("signature", Keys.signature),
     ] {
       for k in keys { all.insert(parent + "." + k) }
     }

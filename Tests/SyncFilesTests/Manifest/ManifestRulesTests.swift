@@ -248,7 +248,7 @@ extension String {
 
   /// Each key is declared once, and its declaration is found by its case and by its name.
   @Test func everyFileKeyIsDeclaredOnce() {
-    let declared = FileKeySpec.sourceKeys + FileKeySpec.requestKeys + FileKeySpec.prefixKeys
+    let declared = FileKeySpec.sourceKeys + FileKeySpec.trustKeys + FileKeySpec.requestKeys + FileKeySpec.prefixKeys
     #expect(declared.count == FileKey.allCases.count)
     for k in FileKey.allCases {
       #expect(declared.filter { $0.key == k }.count == 1, "\(k)")

@@ -368,6 +368,20 @@ import Testing
     #expect(l.handle(.verified(.cutShort("cut"))) == [.discardPartial, .fail("cut"), .end(.failed)])
   }
 
+  /// Checks that could not run before the stop (a signature on its way):
+  /// a resumable complete partial stays for the next run, which checks it.
+  @Test func checksCutOffByAStopKeepAResumablePartial() {
+    var kept = running()
+    _ = kept.handle(.tried(.complete, partial: .resumable))
+    #expect(
+      kept.handle(.verified(.stopped("stopped before SUMS arrived"))) == [
+        .interrupt("stopped before SUMS arrived"), .end(.interrupted),
+      ])
+    var unnamed = running()
+    _ = unnamed.handle(.tried(.complete, partial: .unresumable))
+    #expect(unnamed.handle(.verified(.stopped("s"))).first == .discardPartial)
+  }
+
   @Test func aCompleteTryWithoutAPartialFails() {
     var l = verifying()
     #expect(

@@ -145,3 +145,65 @@ import Testing
     #expect(out("a.bin").map(sha256Hex) == sha256Hex(v))
   }
 }
+
+/// A file whose signature is still on its way waits without holding up the
+/// run: files beside it install meanwhile, and a run that stops keeps the
+/// complete file for the next run instead of discarding it.
+@Suite final class TrustWaitTests: ApplyWorkspace {
+  let server: FaultServer
+  let dir = makeTempDir()
+  var data: String { server.dir + "/data/" }
+
+  init() throws {
+    server = try FaultServer()
+    try FileManager.default.copyItem(atPath: TrustKeys.dir + "/signify.pub", toPath: dir + "/signify.pub")
+  }
+  deinit { try? FileManager.default.removeItem(atPath: dir) }
+
+  func serve(signatureRetryAfter: String, slowBytes: Int) {
+    server.put("a.bin", testBytes(5000, seed: 61))
+    TrustKeys.signify(data + "a.bin")
+    server.put("b.bin", testBytes(slowBytes, seed: 62))
+    server.routes([
+      "/a.bin": ["file": "a.bin", "etag": "\"a\""],
+      "/a.bin.sig": ["file": "a.bin.sig", "fail_first": 1, "fail_status": 503, "retry_after": signatureRetryAfter],
+      "/b.bin": ["file": "b.bin", "etag": "\"b\"", "trickle_bps": 4000],
+    ])
+    manifest([
+      "{id: a, url: '\(server.base)/a.bin', destination: a.bin, max_bytes: 1M, signature: {url: a.bin.sig, signify_key: signify.pub}}",
+      "{id: b, url: '\(server.base)/b.bin', destination: b.bin, max_bytes: 1M}",
+    ])
+  }
+
+  @Test func filesBesideOneWaitingForItsSignatureInstallMeanwhile() throws {
+    serve(signatureRetryAfter: "4", slowBytes: 6000)
+    let start = Date()
+    let p = try startInBackground(["apply", "m.yaml"], cwd: dir)
+    // b.bin trickles for about 1.5 s; a.bin's signature comes after its 4 s Retry-After.
+    var bAt: Double? = nil
+    var aThen = true
+    while p.isRunning && Date().timeIntervalSince(start) < 20 {
+      if FileManager.default.fileExists(atPath: dir + "/out/b.bin") {
+        bAt = Date().timeIntervalSince(start)
+        aThen = FileManager.default.fileExists(atPath: dir + "/out/a.bin")
+        break
+      }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    p.waitUntilExit()
+    #expect(p.terminationStatus == 0)
+    #expect((bAt ?? 99) < 3.5, "b.bin waited for a.bin's signature: installed after \(bAt ?? -1) s")
+    #expect(!aThen, "a.bin was installed before its signature could arrive")
+    #expect(Date().timeIntervalSince(start) >= 3.5 && out("a.bin") != nil)
+  }
+
+  @Test func aRunThatStopsWhileASignatureIsAwaitedKeepsTheFile() throws {
+    serve(signatureRetryAfter: "30", slowBytes: 100)
+    let start = Date()
+    let r = try apply(["--deadline", "2s"])
+    #expect(Date().timeIntervalSince(start) < 10, "the backoff of the signature's fetch held the stop")
+    #expect(r.outcome("m/a") == "interrupted", "\(r.tasks["m/a"] ?? [:])")
+    #expect(out("a.bin") == nil && partialExists("a.bin"), "the complete partial is kept for the next run")
+    #expect(r.outcome("m/b") == "installed")
+  }
+}
