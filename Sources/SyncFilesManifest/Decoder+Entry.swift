@@ -51,9 +51,7 @@ extension ManifestDecoder {
       )
     }
     checkTrust(o, url: url, marks: f.marks)
-    if (url.scheme == "http" || url.scheme == "https") && entry.sha256 == nil && o.maxBytes == nil
-      && o.verify.isEmpty && o.checksums == nil && o.signature == nil
-    {
+    if (url.scheme == "http" || url.scheme == "https") && entry.sha256 == nil && o.isUnbounded {
       warning(f.marks[.url] ?? item.mark) {
         "nothing bounds or verifies what '\(id)' installs: add sha256, or at least max_bytes"
       }
