@@ -13,6 +13,8 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
   case system(doing: String, path: String, errno: Errno, detail: String = "")
   /// The file could not be read (`why`: the reader's words).
   case unreadable(path: String, why: String)
+  /// No journal was named and the user has no home to keep one in.
+  case noHome(uid: UInt32)
 
   public var message: String {
     switch self {
@@ -24,6 +26,9 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
         + " (files already holding their sha256 are adopted without a transfer); or give another with --journal"
     case .system(let doing, let path, let e, let detail): return "\(doing) \(path)\(detail): \(e.text)"
     case .unreadable(let path, let why): return "cannot read journal \(path): \(why)"
+    case .noHome(let uid):
+      return
+        "no place for the journal: HOME is unset and user \(uid) has no home folder in the password database; choose one with --journal PATH, SYNCFILES_JOURNAL=PATH or the manifest's journal key (a systemd service: StateDirectory=syncfiles)"
     }
   }
 

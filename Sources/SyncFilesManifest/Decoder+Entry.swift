@@ -62,6 +62,17 @@ extension ManifestDecoder {
   /// A checksum list named somewhere (the entry or `defaults`), and one that
   /// nothing signs over plain http (SPEC §10.2).
   mutating func checkTrust(_ o: EntryOptions, url: SourceURL, marks: KeyedFields<SourceMark>) {
+    // A path beside the file's url needs a url a list can be fetched beside.
+    if !["http", "https", "file"].contains(url.scheme) {
+      for (key, location) in [(FileKey.checksums, o.checksums?.list), (.signature, o.signature?.url)] {
+        if case .relative(let path)? = location {
+          error(
+            marks[key],
+            "\(key.name).url '\(path)' is a path beside the file's url, and \(url.scheme):// urls have none; give an https URL"
+          )
+        }
+      }
+    }
     guard let c = o.checksums else { return }
     let mark = marks[.checksums]
     guard c.ownURL else {

@@ -42,7 +42,7 @@ package struct SettingKeySpec: Sendable {
     SettingKeySpec(
       .top, "journal", type: "path",
       default:
-        "`--journal`, `SYNCFILES_JOURNAL`, else `~/.local/state/syncfiles/journal` (root: `/var/lib/syncfiles/journal`)",
+        "`--journal`, `SYNCFILES_JOURNAL`, else `$STATE_DIRECTORY/journal` (a systemd service), else `~/.local/state/syncfiles/journal` (root: `/var/lib/syncfiles/journal`)",
       example: "`journal: state/journal`",
       rule: "one `apply` at a time per journal"),
     SettingKeySpec(

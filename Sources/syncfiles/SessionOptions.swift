@@ -1,10 +1,10 @@
+import ArgumentParser
+import SyncFiles
 import SyncFilesCore
 import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
-import ArgumentParser
-import SyncFiles
 
 #if canImport(Glibc)
   import Glibc
@@ -14,7 +14,7 @@ import SyncFiles
 struct SessionOptions: ParsableArguments {
   @Option(
     help:
-      "The journal file (default: $SYNCFILES_JOURNAL, the manifests' journal key, else $XDG_STATE_HOME/syncfiles/journal, ~/.local/state/syncfiles/journal; as root /var/lib/syncfiles/journal).",
+      "The journal file (default: $SYNCFILES_JOURNAL, the manifests' journal key, else $STATE_DIRECTORY/journal, as root /var/lib/syncfiles/journal, else $XDG_STATE_HOME/syncfiles/journal, ~/.local/state/syncfiles/journal).",
     completion: .file()
   )
   var journal: String?
@@ -93,9 +93,11 @@ struct LoadedSession {
     if let prefetch {
       // The flag and the environment win over any manifest's key: then the path is known at once.
       if options.journal?.isEmpty == false || env["SYNCFILES_JOURNAL"]?.isEmpty == false {
-        prefetch.start(
-          path: JournalLocation.resolve(
-            flag: options.journal, environment: env, manifests: [], isRoot: getuid() == 0, workingDirectory: cwd))
+        if let path = try? JournalLocation.resolve(
+          flag: options.journal, environment: env, manifests: [], isRoot: getuid() == 0, workingDirectory: cwd)
+        {
+          prefetch.start(path: path)
+        }
       }
       loader.onJournalKey = { prefetch.start(path: $0) }
     }
@@ -111,9 +113,15 @@ struct LoadedSession {
       }
     }
     if set.hasErrors { try refuse(set) }
-    let path = JournalLocation.resolve(
-      flag: options.journal, environment: env, manifests: set.manifests, isRoot: getuid() == 0, workingDirectory: cwd)
-    return (set, path, destinations)
+    do throws(JournalError) {
+      let path = try JournalLocation.resolve(
+        flag: options.journal, environment: env, manifests: set.manifests, isRoot: getuid() == 0,
+        workingDirectory: cwd)
+      return (set, path, destinations)
+    } catch {
+      Output.error("syncfiles: \(error.message)")
+      throw ExitCode(ExitStatus.usage.rawValue)
+    }
   }
 
   /// Every error on stderr, and exit 2: nothing is done with invalid manifests.

@@ -460,17 +460,28 @@ private func sample(_ id: String, _ n: Int = 0) -> TaskState {
     #expect(c.tasks.isEmpty && c.dropped == 0)
   }
 
-  @Test func location() {
+  @Test func location() throws {
     let m = [Manifest(path: "m.yaml", absolutePath: "/etc/m.yaml", name: "m", root: "/srv", journal: "/etc/j")]
-    func loc(_ flag: String?, _ env: [String: String], _ ms: [Manifest], root: Bool = false) -> String {
-      JournalLocation.resolve(flag: flag, environment: env, manifests: ms, isRoot: root, workingDirectory: "/w")
+    func loc(
+      _ flag: String?, _ env: [String: String], _ ms: [Manifest], root: Bool = false, home: String? = "/pw"
+    ) throws -> String {
+      try JournalLocation.resolve(
+        flag: flag, environment: env, manifests: ms, isRoot: root, workingDirectory: "/w", home: { home })
     }
-    #expect(loc("j", ["SYNCFILES_JOURNAL": "/e"], m) == "/w/j")
-    #expect(loc(nil, ["SYNCFILES_JOURNAL": "/e"], m) == "/e")
-    #expect(loc(nil, [:], m) == "/etc/j")
-    #expect(loc(nil, ["XDG_STATE_HOME": "/x", "HOME": "/h"], []) == "/x/syncfiles/journal")
-    #expect(loc(nil, ["HOME": "/h"], []) == "/h/.local/state/syncfiles/journal")
-    #expect(loc(nil, ["HOME": "/h"], [], root: true) == "/var/lib/syncfiles/journal")
+    #expect(try loc("j", ["SYNCFILES_JOURNAL": "/e"], m) == "/w/j")
+    #expect(try loc(nil, ["SYNCFILES_JOURNAL": "/e"], m) == "/e")
+    #expect(try loc(nil, [:], m) == "/etc/j")
+    #expect(try loc(nil, ["XDG_STATE_HOME": "/x", "HOME": "/h"], []) == "/x/syncfiles/journal")
+    #expect(try loc(nil, ["HOME": "/h"], []) == "/h/.local/state/syncfiles/journal")
+    #expect(try loc(nil, ["HOME": "/h"], [], root: true) == "/var/lib/syncfiles/journal")
+    // A systemd service's StateDirectory= (the first of several), over root's default and HOME.
+    #expect(try loc(nil, ["STATE_DIRECTORY": "/var/lib/syncfiles:/var/lib/other", "HOME": "/h"], [], root: true)
+      == "/var/lib/syncfiles/journal")
+    #expect(try loc(nil, ["STATE_DIRECTORY": "/s"], m) == "/etc/j", "the manifest's key wins")
+    // No HOME: the password database's home; none: an error that says how to choose.
+    #expect(try loc(nil, [:], []) == "/pw/.local/state/syncfiles/journal")
+    #expect(throws: JournalError.noHome(uid: getuid())) { try loc(nil, [:], [], home: nil) }
+    #expect(JournalError.noHome(uid: 65534).message.contains("--journal PATH"))
   }
 
   @Test func jsonParserRoundTrips() throws {

@@ -163,6 +163,13 @@ import Testing
     #expect(badKey.contains { "\($0)".contains("signature.minisign_key 'RWQnotakey' cannot be read") }, "\(badKey)")
     let (_, onlyName) = decode(manifest(["checksums: {name: a.iso}"]))
     #expect(onlyName.contains { "\($0)".contains("checksums needs url") }, "\(onlyName)")
+    let s3 = manifest(["checksums: {url: SHA256SUMS}"]).replacingOccurrences(
+      of: "http://example.org/a.iso", with: "s3://bucket/a.iso")
+    let (_, onS3) = decode(s3)
+    #expect(
+      onS3.contains {
+        "\($0)".contains("checksums.url 'SHA256SUMS' is a path beside the file's url, and s3:// urls have none")
+      }, "\(onS3)")
     let (_, inDefaults) = decode(manifest([], defaults: "defaults: {signature: {url: x, signify_key: k}}"))
     #expect(inDefaults.contains { "\($0)".contains("'signature' names one file and cannot have a default") })
   }
