@@ -188,7 +188,7 @@ _syncfiles_apply() {
     repeating_flags=()
     non_repeating_flags=(--dry-run --force --quiet -v --verbose --version -h --help)
     repeating_options=(--only)
-    non_repeating_options=(--journal --format --now --parallel --rate --deadline --progress --metrics)
+    non_repeating_options=(--journal --format --now --parallel --rate --deadline --progress --metrics --notify)
     __syncfiles_offer_flags_options -1
 
     # Offer option value completions
@@ -223,6 +223,9 @@ _syncfiles_apply() {
         ;;
     '--metrics')
         __syncfiles_add_completions -f
+        return
+        ;;
+    '--notify')
         return
         ;;
     esac

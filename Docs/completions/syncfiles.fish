@@ -23,7 +23,7 @@ function __syncfiles_parse_tokens -S
         __syncfiles_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'apply'
-            __syncfiles_parse_subcommand -r 1 'journal=' 'format=' 'now=' 'dry-run' 'only=+' 'force' 'parallel=' 'rate=' 'deadline=' 'progress=' 'quiet' 'v/verbose' 'metrics=' 'version' 'h/help'
+            __syncfiles_parse_subcommand -r 1 'journal=' 'format=' 'now=' 'dry-run' 'only=+' 'force' 'parallel=' 'rate=' 'deadline=' 'progress=' 'quiet' 'v/verbose' 'metrics=' 'notify=' 'version' 'h/help'
         case 'plan'
             __syncfiles_parse_subcommand -r 1 'journal=' 'format=' 'now=' 'remote' 'only=+' 'force' 'v/verbose' 'horizon=' 'version' 'h/help'
         case 'validate'
@@ -108,6 +108,7 @@ complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_op
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" quiet' -l 'quiet' -d 'Print only problems (and the JSON object with --format json).'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" v verbose' -s 'v' -l 'verbose' -d 'Every request line and header and every response status and header on stderr; credentials and ${VAR} values as ***.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" metrics' -l 'metrics' -d 'After the run, write Prometheus metrics to FILE (atomically); overrides the manifests\' metrics key.' -rF
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" notify' -l 'notify' -d 'Ping a cron monitor (healthchecks.io, Cronitor, Uptime Kuma): URL/start as the run begins, URL/EXIT_CODE with the JSON report when it ends; overrides the manifests\' notify key.' -rfka ''
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles apply" -ge 1' -F
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" version' -l 'version' -d 'Show the version.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" h help' -s 'h' -l 'help' -d 'Show help information.'

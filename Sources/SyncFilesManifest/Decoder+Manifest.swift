@@ -148,6 +148,13 @@ extension ManifestDecoder {
     if let m = top["metrics"], let path = sessionPath(m.value, "metrics") {
       manifest.metrics = path
     }
+    if let n = top["notify"], let u = url(n.value, "notify") {
+      if u.scheme == "http" || u.scheme == "https" {
+        manifest.notify = u
+      } else {
+        error(n.value.mark, "notify must be an http or https URL (a monitor's ping URL), not \(u.scheme):")
+      }
+    }
     if let l = top["limits"] { manifest.limits = decodeLimits(l.value) }
     if let c = top["conditions"] { manifest.conditions = decodeConditions(c.value) }
     if let h = top["hooks"], let hf = fields(h.value, "hooks", allowed: Keys.hooks), let oc = hf["on_complete"] {

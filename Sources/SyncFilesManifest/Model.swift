@@ -183,6 +183,8 @@ public struct Manifest: Sendable, Hashable {
   public var journalMark: SourceMark? = nil
   /// Absolute path of the Prometheus text file from the `metrics` key (SPEC §8.4).
   public var metrics: String? = nil
+  /// `notify` (SPEC §10.4): the monitor to ping when a run begins and ends.
+  public var notify: SourceURL? = nil
   public var limits = Limits()
   public var conditions = Conditions()
   public var onComplete: [String]? = nil

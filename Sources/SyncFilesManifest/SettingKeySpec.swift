@@ -49,6 +49,12 @@ package struct SettingKeySpec: Sendable {
       .top, "metrics", type: "path", default: "none", example: "`metrics: /var/lib/node_exporter/syncfiles.prom`",
       rule: "a Prometheus text file written after every apply"),
     SettingKeySpec(
+      .top, "notify", type: "http(s) URL", default: "none (`apply --notify` overrides)",
+      example: "`notify: https://hc-ping.com/${HC_UUID}`",
+      rule:
+        "pinged at `URL/start` and `URL/EXIT_CODE` (the JSON report as body), as healthchecks.io expects; at most 10 s a ping, never changes the exit code ([service](service.md))"
+    ),
+    SettingKeySpec(
       .top, "defaults", type: "mapping of file keys", default: "none", example: "`defaults: {schedule: every 6h}`",
       rule: "any file key but `id`, `url`, `mirrors`, `destination`, `sha256`"),
     SettingKeySpec(

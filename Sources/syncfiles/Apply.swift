@@ -1,11 +1,11 @@
+import ArgumentParser
+import CStart
+import SyncFiles
 import SyncFilesCore
 import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
-import ArgumentParser
-import CStart
-import SyncFiles
 
 #if canImport(Glibc)
   import Glibc
@@ -61,6 +61,11 @@ struct Apply: ParsableCommand {
       "After the run, write Prometheus metrics to FILE (atomically); overrides the manifests' metrics key.",
       valueName: "FILE"), completion: .file())
   var metrics: String?
+  @Option(
+    help: ArgumentHelp(
+      "Ping a cron monitor (healthchecks.io, Cronitor, Uptime Kuma): URL/start as the run begins, URL/EXIT_CODE with the JSON report when it ends; overrides the manifests' notify key.",
+      valueName: "URL"))
+  var notify: String?
   @Argument(help: "Manifest files or folders of manifests.", completion: .file()) var paths: [String]
 
 }
@@ -79,6 +84,9 @@ extension Apply {
     }
     if metrics?.isEmpty == true {
       throw ValidationError("--metrics needs a file name, such as /var/lib/node_exporter/syncfiles.prom")
+    }
+    if let n = notify, !(n.hasPrefix("http://") || n.hasPrefix("https://")) {
+      throw ValidationError("--notify needs an http or https URL, such as https://hc-ping.com/UUID")
     }
     if session.now != nil && !dryRun {
       throw ValidationError("--now is for plans only (plan, status, apply --dry-run); apply runs at the real time")
@@ -100,36 +108,60 @@ extension Apply {
     let plugins = PluginRegistry.standard(locator: PluginLocator(environment: Runtime.environment))
     // The journal is read beside the manifests; the writer uses that reading only if the file is unchanged.
     let prefetch = JournalPrefetch()
-    let (set, journalPath) = try LoadedSession.manifests(
-      paths: paths, options: session.settings, plugins: plugins, prefetch: prefetch)
-    clock.end(.load)
-    let applying: ApplySession
+    let set: ManifestSet
+    let journalPath: String
     do {
-      var listing = PrefixListings.Options(now: Timestamp.current())
-      listing.environment = NetworkEnvironment(environment: Runtime.environment)
-      if verbose { listing.verbose = { Output.error($0) } }
-      applying = try ApplySession(
-        manifests: set.manifests, journalPath: journalPath, plan: PlanOptions(force: force, only: only),
-        prefetched: prefetch, list: { [listing] in PrefixListings.list($0, plugins: plugins, options: listing) })
-    } catch {
-      Output.error("syncfiles: \(error.message)")
-      if case .locked = error { throw ExitCode(ExitStatus.locked.rawValue) }
-      throw ExitCode(ExitStatus.usage.rawValue)
+      (set, journalPath) = try LoadedSession.manifests(
+        paths: paths, options: session.settings, plugins: plugins, prefetch: prefetch)
+    } catch let e as ExitCode {
+      // Invalid manifests: a monitor named by the flag still hears the exit code.
+      Monitors(flag: notify, manifests: [], verbose: verbose).finish(exitCode: e.rawValue, report: [])
+      throw e
     }
+    clock.end(.load)
+    let monitors = Monitors(flag: notify, manifests: set.manifests, verbose: verbose)
+    monitors.start()
+    let applying = try open(set, journalPath: journalPath, plugins: plugins, prefetch: prefetch, monitors: monitors)
     clock.end(.plan)
     for notice in applying.notices { Output.error("syncfiles: \(notice)") }
-    try requireSelection(applying.plan, only: only)
+    do { try requireSelection(applying.plan, only: only) } catch let e as ExitCode {
+      monitors.finish(exitCode: e.rawValue, report: [])
+      throw e
+    }
     let line = ProgressLine(live: !quiet && (progress == .always || (progress == .auto && Output.stderrIsTTY)))
     let report = applying.run(
       plugins: plugins, options: runOptions(applying, line: line, clock: clock),
       metrics: metrics.map { Paths.normalize($0, relativeTo: Runtime.workingDirectory) },
       say: { Output.error("syncfiles: \($0)") }, ended: { line.clear() })
     print(report)
+    monitors.finish(exitCode: report.exitCode, report: Array(report.json.serialized().utf8))
     if report.exitStatus != .success { throw ExitCode(report.exitCode) }
   }
 }
 
 extension Apply {
+  /// The session: the journal opened and locked, the prefixes listed, the
+  /// plan made. A journal another apply holds is exit 3, which the monitors hear.
+  func open(
+    _ set: ManifestSet, journalPath: String, plugins: PluginRegistry, prefetch: JournalPrefetch, monitors: Monitors
+  ) throws -> ApplySession {
+    do {
+      var listing = PrefixListings.Options(now: Timestamp.current())
+      listing.environment = NetworkEnvironment(environment: Runtime.environment)
+      if verbose { listing.verbose = { Output.error($0) } }
+      return try ApplySession(
+        manifests: set.manifests, journalPath: journalPath, plan: PlanOptions(force: force, only: only),
+        prefetched: prefetch, list: { [listing] in PrefixListings.list($0, plugins: plugins, options: listing) })
+    } catch {
+      Output.error("syncfiles: \(error.message)")
+      var code = ExitStatus.usage
+      if case .locked = error { code = .locked }
+      let body = JSONValue.object([("error", .string(error.message)), ("exit_code", .int(Int64(code.rawValue)))])
+      monitors.finish(exitCode: code.rawValue, report: Array(body.serialized().utf8))
+      throw ExitCode(code.rawValue)
+    }
+  }
+
   /// The flags (and SYNCFILES_GROUP_COMMIT) over the manifests' limits, and where logs go.
   func runOptions(_ applying: ApplySession, line: ProgressLine, clock: RunClock) -> RunOptions {
     var flags = ApplySession.Flags()

@@ -1,10 +1,10 @@
+import ArgumentParser
+import SyncFiles
 import SyncFilesCore
 import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
-import ArgumentParser
-import SyncFiles
 
 #if canImport(Glibc)
   import Glibc

@@ -1,10 +1,10 @@
+import ArgumentParser
+import SyncFiles
 import SyncFilesCore
 import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
-import ArgumentParser
-import SyncFiles
 
 struct Status: ParsableCommand {
   static let configuration = CommandConfiguration(

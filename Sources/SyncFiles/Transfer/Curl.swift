@@ -122,7 +122,8 @@ final class EasyRequest {
   }
 
   /// libcurl copies string options (since 7.17.0; CURLOPT_POSTFIELDS, the
-  /// exception, is not used), so the C string lives only for the call.
+  /// exception, is not used: a ping's body goes by CURLOPT_COPYPOSTFIELDS),
+  /// so the C string lives only for the call.
   func set(_ option: CURLoption, _ value: String) {
     _ = value.withCString { sf_easy_setopt_string(handle, option, $0) }
   }

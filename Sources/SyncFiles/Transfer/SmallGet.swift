@@ -39,6 +39,10 @@ public enum SmallGet {
     public var conditions: [String] = []
     /// The URL whose origin alone hears the manifest's headers (nil: the target's own).
     public var entryURL: String? = nil
+    /// A body to POST (a monitor's ping), sent with `conditions` as its headers.
+    public var body: [UInt8]? = nil
+    /// Overrides `timeout` to the millisecond (a ping's share of its 10 s).
+    public var timeoutMilliseconds: Int? = nil
     public init(network: NetworkOptions, environment: NetworkEnvironment, connectTimeout: TimeSpan) {
       self.network = network
       self.environment = environment
@@ -55,7 +59,20 @@ public enum SmallGet {
     easy.configure(
       url: t.url, entryURL: entryURL, isFile: t.url.hasPrefix("file:"), network: o.network,
       environment: o.environment, connectTimeout: o.connectTimeout)
-    easy.set(CURLOPT_TIMEOUT, Int(o.timeout.seconds))
+    if let ms = o.timeoutMilliseconds {
+      easy.set(CURLOPT_TIMEOUT_MS, max(1, ms))
+      easy.set(CURLOPT_CONNECTTIMEOUT_MS, max(1, ms))
+    } else {
+      easy.set(CURLOPT_TIMEOUT, Int(o.timeout.seconds))
+    }
+    if let body = o.body {
+      easy.set(CURLOPT_POST, 1)
+      _ = sf_easy_setopt_off(easy.handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+      // COPYPOSTFIELDS: libcurl keeps its own copy, so the array lives only for the call.
+      _ = body.withUnsafeBytes {
+        sf_easy_setopt_pointer(easy.handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
+      }
+    }
     if let log = o.verbose { easy.trace(VerboseSink(id: o.id, secrets: t.secrets, log: log)) }
     easy.setRequestHeaders(url: t.url, entryURL: entryURL, manifest: t.headers, conditions: o.conditions)
     if !t.signing.isUnsigned { easy.sign(t.signing) }

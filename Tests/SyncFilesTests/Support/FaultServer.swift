@@ -56,6 +56,8 @@ final class FaultServer {
     var method: String
     var path: String
     var headers: [String: String]
+    /// A POST's body, as text.
+    var body = ""
     /// Requests the server was serving when this one arrived, itself included.
     var inFlight = 0
   }
@@ -67,7 +69,8 @@ final class FaultServer {
       guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
       let r = Request(
         n: o["n"] as? Int ?? 0, method: o["method"] as? String ?? "", path: o["path"] as? String ?? "",
-        headers: o["headers"] as? [String: String] ?? [:], inFlight: o["in_flight"] as? Int ?? 0)
+        headers: o["headers"] as? [String: String] ?? [:], body: o["body"] as? String ?? "",
+        inFlight: o["in_flight"] as? Int ?? 0)
       return path == nil || r.path == path ? r : nil
     }
   }

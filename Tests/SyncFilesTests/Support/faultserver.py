@@ -32,9 +32,11 @@ behaviour (content, ETag, faults) between requests by rewriting it:
                 "many_headers": 10000,      # N header lines
                 "short_body": 1000,         # full Content-Length, N bytes, then a clean close
                                             # (on the first "drop_times" requests)
-                "endless_chunked": true}}   # chunks until the client goes (or 1 GiB, or 60 s)
+                "endless_chunked": true,    # chunks until the client goes (or 1 GiB, or 60 s)
+                "hang": 30}}                # wait N seconds before answering at all
 
-Every request is appended to DIR/requests.jsonl (method, path, headers, and
+Every request is appended to DIR/requests.jsonl (method, path, headers, a
+POST's body, and
 "in_flight": requests being served when it arrived, itself included).
 """
 import json
@@ -73,6 +75,12 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         self.serve(head=False)
 
+    def do_POST(self):
+        # A ping's body (a monitor's receiver): logged, then answered as a GET.
+        length = int(self.headers.get("Content-Length") or 0)
+        self.body = self.rfile.read(length) if length > 0 else b""
+        self.serve(head=False)
+
     def send(self, status, headers, body=b"", head=False, declared=None):
         self.send_response(status)
         length = len(body) if declared is None else declared
@@ -92,7 +100,8 @@ class Handler(BaseHTTPRequestHandler):
             counts[path] = n
             with open(os.path.join(DIR, "requests.jsonl"), "a") as f:
                 f.write(json.dumps({"n": n, "method": self.command, "path": path, "in_flight": in_flight,
-                                    "headers": {k.lower(): v for k, v in self.headers.items()}}) + "\n")
+                                    "headers": {k.lower(): v for k, v in self.headers.items()},
+                                    "body": getattr(self, "body", b"").decode("utf-8", "replace")}) + "\n")
         try:
             self.respond(path, n, head)
         finally:
@@ -103,6 +112,8 @@ class Handler(BaseHTTPRequestHandler):
         r = routes().get(path)
         if r is None:
             return self.send(404, [], b"not found\n", head)
+        if "hang" in r:
+            time.sleep(r["hang"])
         if n <= r.get("fail_first", 0):
             hs = [("Retry-After", r["retry_after"])] if "retry_after" in r else []
             return self.send(r.get("fail_status", 503), hs, b"busy\n", head)
