@@ -207,7 +207,7 @@ extension ManifestDecoder {
     guard let f = fields(node, "limits", allowed: Keys.limits) else { return l }
     if let p = f["parallel"] { l.parallel = integer(p.value, "limits.parallel", range: 1...1024) }
     if let p = f["per_host"] { l.perHost = integer(p.value, "limits.per_host", range: 1...1024) }
-    if let r = f["rate"] { l.rate = decodeRate(r.value, "limits.rate") }
+    if let r = f["rate"] { l.rate = decodeRateCap(r.value, "limits.rate") }
     if let d = f["deadline"] { l.deadline = duration(d.value, "limits.deadline") }
     if let s = f["segments"] { l.segments = integer(s.value, "limits.segments", range: 1...1024) }
     if let p = l.parallel, let h = l.perHost, h > p, let m = f["per_host"]?.value.mark {

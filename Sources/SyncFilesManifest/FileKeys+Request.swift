@@ -117,6 +117,17 @@ extension ManifestDecoder {
     return nil
   }
 
+  /// `limits.rate`: a rate, or a timetable by time of day (`"08:00,512K 18:00,off"`).
+  package mutating func decodeRateCap(_ node: YAMLNode, _ what: String) -> RateCap? {
+    guard let s = scalarText(node, what) else { return nil }
+    switch RateCap.parse(s) {
+    case .success(let cap): return cap
+    case .failure(let e):
+      error(node.mark, "\(what): \(e.message)")
+      return nil
+    }
+  }
+
   /// retry: how many tries, and how long between them.
   package mutating func decodeRetry(_ node: YAMLNode, _ what: String, into r: inout FileFields) {
     guard let rf = fields(node, what, allowed: Keys.retry) else { return }

@@ -130,8 +130,8 @@ public struct FileEntry: Sendable, Hashable {
 public struct Limits: Sendable, Hashable {
   public var parallel: Int? = nil
   public var perHost: Int? = nil
-  /// Bytes per second.
-  public var rate: Int64? = nil
+  /// A rate or a timetable by time of day (SPEC §10.4).
+  public var rate: RateCap? = nil
   public var deadline: TimeSpan? = nil
   /// `limits.segments` (SPEC §8.3): ranges in flight in the session.
   public var segments: Int? = nil
@@ -155,7 +155,7 @@ public struct Limits: Sendable, Hashable {
     for l in all {
       out.parallel = least(out.parallel, l.parallel)
       out.perHost = least(out.perHost, l.perHost)
-      out.rate = least(out.rate, l.rate)
+      out.rate = RateCap.least(out.rate, l.rate)
       out.deadline = least(out.deadline, l.deadline)
       out.segments = least(out.segments, l.segments)
     }

@@ -78,8 +78,11 @@ package struct SettingKeySpec: Sendable {
         "transfers at once per host: connections on HTTP/1.1, streams on HTTP/2 ([networks](networks.md)); above `parallel` it is a warning"
     ),
     SettingKeySpec(
-      .limits, "rate", type: "size per second", default: "none", example: "`rate: 20MB/s`, `rate: 10M`",
-      rule: "shared by all transfers"),
+      .limits, "rate", type: "size per second, or a timetable", default: "none",
+      example: "`rate: 20MB/s`, `rate: \"08:00,512K 18:00,10M 23:30,off\"`",
+      rule:
+        "shared by all transfers; a timetable (rclone's `--bwlimit` syntax, local time) changes the cap at each boundary during a run, and wraps around midnight"
+    ),
     SettingKeySpec(
       .limits, "deadline", type: "duration", default: "none", example: "`deadline: 30m`",
       rule: "stop cleanly after it: exit 75, resumable"),

@@ -44,7 +44,7 @@ struct Apply: ParsableCommand {
   @Option(help: "Concurrent transfers (default: limits.parallel, else 8).") var parallel: Int?
   @Option(
     help:
-      "Aggregate bandwidth cap in bytes per second, e.g. 500000, 20MB, 20MB/s, or 10M and 300K as curl reads them (1024-based)."
+      "Aggregate bandwidth cap in bytes per second, e.g. 500000, 20MB, 20MB/s, or 10M and 300K as curl reads them (1024-based); or a timetable in local time, as rclone's --bwlimit: \"08:00,512K 18:00,10M 23:30,off\"."
   ) var rate: String?
   @Option(help: "Stop cleanly after this long (exit 75), e.g. 30m.") var deadline: String?
   @Option(help: "Progress on stderr: auto (a live line on a terminal), always or never.") var progress: ProgressMode =
@@ -73,7 +73,7 @@ struct Apply: ParsableCommand {
 extension Apply {
   func validate() throws {
     if let p = parallel, p < 1 { throw ValidationError("--parallel must be at least 1") }
-    if let r = rate, case .failure(let e) = ByteSize.parseRate(r) { throw ValidationError("--rate: \(e.message)") }
+    if let r = rate, case .failure(let e) = RateCap.parse(r) { throw ValidationError("--rate: \(e.message)") }
     if let d = deadline {
       switch TimeSpan.parse(d) {
       case .failure(let e): throw ValidationError("--deadline: \(e.message)")
@@ -166,7 +166,7 @@ extension Apply {
   func runOptions(_ applying: ApplySession, line: ProgressLine, clock: RunClock) -> RunOptions {
     var flags = ApplySession.Flags()
     flags.parallel = parallel
-    flags.rate = rate.flatMap { try? ByteSize.parseRate($0).get() }
+    flags.rate = rate.flatMap { try? RateCap.parse($0).get() }
     flags.deadline = deadline.flatMap { try? TimeSpan.parse($0).get() }
     flags.groupCommit = Runtime.environment["SYNCFILES_GROUP_COMMIT"] != "0"
     var options = applying.runOptions(flags)

@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// `plan --horizon` (SPEC §8.4): every run due in [now, now + horizon), from
 /// the plan, the schedules and each task's `expected_bytes` as its upper
 /// bound. Pure: the plan, the manifests' conditions and the disks in; no clock.
@@ -80,11 +81,11 @@ extension Forecast {
   /// the session rate, the disks, and the local UTC offset at a time.
   public struct Context {
     public var conditions: [String: Conditions]
-    public var rate: Int64?
+    public var rate: RateCap?
     public var disks: [String: DiskFact]
     public var utcOffset: (Timestamp) -> Int64
     public init(
-      conditions: [String: Conditions], rate: Int64?, disks: [String: DiskFact],
+      conditions: [String: Conditions], rate: RateCap?, disks: [String: DiskFact],
       utcOffset: @escaping (Timestamp) -> Int64
     ) {
       self.conditions = conditions
@@ -143,16 +144,18 @@ extension Forecast {
     return Timestamp(seconds: t.seconds - secondOfDay % 60 + Int64(minutes) * 60)
   }
 
-  /// SPEC §8.4: a discretionary task whose bytes cannot pass inside its window at `limits.rate`.
-  func windowWarning(_ t: PlannedTask, conditions: Conditions, rate: Int64?) -> String? {
+  /// SPEC §8.4, §10.4: a discretionary task whose bytes cannot pass inside
+  /// its window at `limits.rate`, a timetable's rates minute by minute.
+  func windowWarning(_ t: PlannedTask, conditions: Conditions, rate: RateCap?) -> String? {
     guard t.entry.discretionary, let w = conditions.window, let rate, let bytes = t.entry.expectedBytes else {
       return nil
     }
-    let minutes = Int64((w.endMinute - w.startMinute + 1440) % 1440)
-    let capacity = minutes * 60 * rate
-    guard bytes > capacity else { return nil }
+    let minutes = (w.endMinute - w.startMinute + 1440) % 1440
+    guard let capacity = rate.capacity(fromMinute: w.startMinute, minutes: minutes), bytes > capacity else {
+      return nil
+    }
     return
-      "\(t.id): \(ByteSize.format(bytes)) cannot pass inside its window \(w) (\(TimeSpan.minutes(minutes))) at limits.rate \(ByteSize.format(rate))/s, which moves at most \(ByteSize.format(capacity))"
+      "\(t.id): \(ByteSize.format(bytes)) cannot pass inside its window \(w) (\(TimeSpan.minutes(Int64(minutes)))) at limits.rate \(rate), which moves at most \(ByteSize.format(capacity))"
   }
 
   /// Tasks whose cron schedules fire at the same minute: the top-of-the-hour herd.

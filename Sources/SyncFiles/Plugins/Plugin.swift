@@ -40,15 +40,15 @@ public struct TransportOptions: Sendable {
   public var perHost: Int
   /// Transfers at once in the session (`limits.parallel`), for a transport that keeps the limits itself.
   public var parallel = Int.max
-  /// Aggregate bytes per second.
-  public var rate: Int64?
+  /// The aggregate cap: a rate, or a timetable the transport follows.
+  public var rate: RateCap?
   /// CA bundle, CA folder and netrc file named by the environment.
   public var environment = NetworkEnvironment()
   /// `--verbose`: request and response headers, masked, to this log.
   public var verbose: (@Sendable (String) -> Void)? = nil
   /// `limits.segments`: byte ranges in flight in the session (SPEC §8.3).
   public var segments = Limits.defaultSegments
-  public init(perHost: Int, rate: Int64?) {
+  public init(perHost: Int, rate: RateCap?) {
     self.perHost = perHost
     self.rate = rate
   }

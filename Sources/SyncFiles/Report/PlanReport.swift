@@ -101,7 +101,7 @@ public enum PlanReport {
     let l = p.limits
     out += "limits: parallel \(l.parallel ?? Limits.defaultParallel), per_host \(l.perHost ?? Limits.defaultPerHost)"
     out +=
-      ", rate \(l.rate.map { ByteSize.format($0) + "/s" } ?? "none"), deadline \(l.deadline.map(\.description) ?? "none")\n"
+      ", rate \(l.rate.map(\.description) ?? "none"), deadline \(l.deadline.map(\.description) ?? "none")\n"
     out += "journal: \(p.journal)"
     return out
   }
@@ -121,6 +121,13 @@ public enum PlanReport {
   /// What a revalidation's reason adds about its request: nothing when it is conditional.
   private static func requestNote(_ request: RequestPolicy) -> String? {
     request.isConditional ? nil : request.note
+  }
+
+  /// `limits.rate`: bytes per second, a timetable as written, or null.
+  static func rateJSON(_ cap: RateCap?) -> JSONValue {
+    guard let cap else { return .null }
+    if cap.isConstant, let r = cap.steps[0].rate { return .int(r) }
+    return .string(cap.description)
   }
 
   public static func json(_ p: SessionPlan) -> JSONValue {
@@ -160,7 +167,7 @@ public enum PlanReport {
         "limits",
         .object([
           ("parallel", .int(Int64(l.parallel ?? Limits.defaultParallel))),
-          ("per_host", .int(Int64(l.perHost ?? Limits.defaultPerHost))), ("rate", int(l.rate)),
+          ("per_host", .int(Int64(l.perHost ?? Limits.defaultPerHost))), ("rate", rateJSON(l.rate)),
           ("deadline_seconds", int(l.deadline?.seconds)),
         ])
       ),

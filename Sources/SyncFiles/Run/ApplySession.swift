@@ -62,8 +62,8 @@ public final class ApplySession {
   /// What the command line asks for over the manifests' `limits`.
   public struct Flags: Sendable {
     public var parallel: Int?
-    /// Bytes per second.
-    public var rate: Int64?
+    /// A rate or a timetable (`--rate`).
+    public var rate: RateCap?
     public var deadline: TimeSpan?
     /// `SYNCFILES_GROUP_COMMIT=0`: one fsync per file instead of one syncfs per group.
     public var groupCommit = true
@@ -77,7 +77,7 @@ public final class ApplySession {
     var o = RunOptions(
       parallel: flags.parallel ?? limits.parallel ?? Limits.defaultParallel,
       perHost: limits.perHost ?? Limits.defaultPerHost)
-    o.rate = [flags.rate, limits.rate].compactMap { $0 }.min()
+    o.rate = RateCap.least(flags.rate, limits.rate)
     o.segments = limits.segments ?? Limits.defaultSegments
     o.deadline = [flags.deadline, limits.deadline].compactMap { $0 }.min().map { Double($0.seconds) }
     o.groupCommit = flags.groupCommit

@@ -8,7 +8,7 @@ public struct RunOptions: Sendable {
   public var parallel: Int
   public var perHost: Int
   /// Aggregate bytes per second.
-  public var rate: Int64?
+  public var rate: RateCap?
   /// `limits.segments`: byte ranges in flight in the session.
   public var segments = Limits.defaultSegments
   /// Stop after this many seconds (exit 75), counted from `clock.start`.
@@ -28,7 +28,7 @@ public struct RunOptions: Sendable {
   /// Called about five times a second while transfers run (a live progress line).
   public var tick: (@Sendable (RunProgress) -> Void)? = nil
 
-  public init(parallel: Int, perHost: Int, rate: Int64? = nil, deadline: Double? = nil) {
+  public init(parallel: Int, perHost: Int, rate: RateCap? = nil, deadline: Double? = nil) {
     self.parallel = parallel
     self.perHost = perHost
     self.rate = rate

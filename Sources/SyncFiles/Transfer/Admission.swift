@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// Which handed-over transfers run now, under `parallel` and `per_host`.
 ///
 /// The runner hands the engine more transfers than the limits allow; the

@@ -1,9 +1,9 @@
+internal import CCurl
 import SyncFilesCore
 import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
-internal import CCurl
 
 /// What `per_host` counted on each host, for `--verbose`: connections on
 /// HTTP/1.1, streams on one connection over HTTP/2 (SPEC §9.1). Said once

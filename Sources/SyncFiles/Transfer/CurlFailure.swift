@@ -1,9 +1,9 @@
+internal import CCurl
 import SyncFilesCore
 import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
-internal import CCurl
 
 /// A libcurl failure in words a user can act on: TLS failures name their
 /// cause (untrusted issuer, name mismatch, expired, handshake), decided on

@@ -1,9 +1,9 @@
+internal import CCurl
 import SyncFilesCore
 import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
-internal import CCurl
 
 /// The one libcurl multi driver: `apply`'s transfer engine and
 /// `plan --remote`'s probe both run their easy handles through it. One

@@ -1,9 +1,9 @@
+internal import CCurl
 import SyncFilesCore
 import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
-internal import CCurl
 
 // The aggregate rate cap: transfers paused and resumed by the `RateLimiter`.
 extension TransferEngine {
@@ -16,10 +16,30 @@ extension TransferEngine {
     return false
   }
 
+  /// Past a timetable's boundary, the new cap: a fresh bucket at the new
+  /// rate, or, for `off`, none and every paused transfer resumed. Asked at
+  /// every turn; the engine waits at most a second between turns.
+  func followTimetable() {
+    guard let cap = rateCap, !cap.isConstant else { return }
+    let now = monotonicSeconds()
+    guard now >= nextRateChange else { return }
+    let wall = Timestamp.current().seconds
+    nextRateChange = now + Double(cap.secondsToNextChange(from: wall) ?? 60)
+    let rate = cap.rate(at: wall)
+    guard rate != bucket?.rate else { return }
+    verbose?("rate: the timetable's cap is now \(rate.map { ByteSize.format($0) + "/s" } ?? "off")")
+    bucket = rate.map { RateLimiter(rate: $0) }
+    if bucket == nil {
+      for (t, _) in paused { if let easy = t.easy { curl_easy_pause(easy.handle, sf_pause_cont) } }
+      paused.removeAll()
+    }
+  }
+
   /// Resumes the paused transfers whose bytes fit in the bucket now, in the
   /// order they paused, and returns the milliseconds until the next one
   /// fits (nil when none waits): the engine sleeps that long at most.
   func unpause() -> Int32? {
+    followTimetable()
     guard let bucket, !paused.isEmpty else { return nil }
     let now = monotonicSeconds()
     var reserved: Int64 = 0

@@ -1,9 +1,9 @@
+internal import CCurl
 import SyncFilesCore
 import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
-internal import CCurl
 
 #if canImport(Glibc)
   import Glibc
@@ -47,7 +47,7 @@ extension TransferEngine {
       // segmented file share it, so that together they keep under it.
       let own = s.rate.map { max($0 / Int64(max(t.group?.wanted ?? 1, 1)), 1) }
       _ = sf_easy_setopt_off(easy.handle, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(own ?? 0))
-      easy.set(CURLOPT_BUFFERSIZE, Self.readSize(sessionRate: rateLimit, ownRate: own))
+      easy.set(CURLOPT_BUFFERSIZE, Self.readSize(sessionRate: bucket?.rate, ownRate: own))
       easy.shape = shape
     }
     if s.isFile {
@@ -97,7 +97,7 @@ extension TransferEngine {
   /// credentials libcurl keeps for a transfer (netrc, a user in the URL, a
   /// signing key).
   func requestShape(_ s: TransferSpec, url: String) -> RequestShape? {
-    guard !s.isFile, verbose == nil, rateLimit == nil, s.rate == nil, s.network.netrc == nil || s.network.netrc == .off,
+    guard !s.isFile, verbose == nil, rateCap == nil, s.rate == nil, s.network.netrc == nil || s.network.netrc == .off,
       s.signing == nil, !Self.namesUser(url)
     else { return nil }
     return s.shape

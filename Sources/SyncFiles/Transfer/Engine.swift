@@ -1,9 +1,9 @@
+internal import CCurl
 import SyncFilesCore
 import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
-internal import CCurl
 
 #if canImport(Glibc)
   import Glibc
@@ -43,7 +43,7 @@ public final class TransferEngine: @unchecked Sendable {
   var engineSetUps = 0
 
   // Set once by `init`, read by any thread.
-  let rateLimit: Int64?
+  let rateCap: RateCap?
   /// `limits.segments`: ranges in flight in the session at most.
   let rangeCap: Int
   /// Handles a caller may make for the transfers it hands over when none is
@@ -73,8 +73,10 @@ public final class TransferEngine: @unchecked Sendable {
   var freed: [String] = []
   /// `--verbose`: which protocol each host spoke.
   var sharing = ConnectionSharing()
-  /// The aggregate rate cap, and the transfers it paused.
+  /// The aggregate rate cap now, and the transfers it paused.
   var bucket: RateLimiter?
+  /// When a timetable's next boundary is due (monotonic seconds).
+  var nextRateChange = 0.0
   /// Transfers the cap paused, with the bytes each was refused.
   var paused: [(transfer: Transfer, bytes: Int)] = []
   /// Results of one turn of the loop, handed on together (the runner wakes once for them).
@@ -83,9 +85,10 @@ public final class TransferEngine: @unchecked Sendable {
   /// `perHost` caps transfers per host (connections on HTTP/1.1, streams on
   /// HTTP/2), `parallel` transfers in all; a segmented file counts as one,
   /// and its ranges, `segments` at most in the session, are connections of
-  /// their own. `rate` (bytes/s) is shared by all transfers.
+  /// their own. `rate` is shared by all transfers; a timetable's cap
+  /// changes at its boundaries.
   public init?(
-    perHost: Int, rate: Int64?, environment: NetworkEnvironment = NetworkEnvironment(),
+    perHost: Int, rate: RateCap?, environment: NetworkEnvironment = NetworkEnvironment(),
     verbose: (@Sendable (String) -> Void)? = nil, segments: Int = Limits.defaultSegments, parallel: Int = .max
   ) {
     // A segmented file's ranges are connections of their own, beside the
@@ -95,8 +98,11 @@ public final class TransferEngine: @unchecked Sendable {
     rangeCap = max(1, segments)
     admission = Admission(total: parallel, perHost: perHost)
     handleCap = 2 * min(max(1, parallel), 128)
-    rateLimit = rate
-    bucket = rate.map { RateLimiter(rate: $0) }
+    rateCap = rate
+    bucket = rate.flatMap { $0.rate(at: Timestamp.current().seconds) }.map { RateLimiter(rate: $0) }
+    if let rate, let s = rate.secondsToNextChange(from: Timestamp.current().seconds) {
+      nextRateChange = monotonicSeconds() + Double(s)
+    }
     self.environment = environment
     self.verbose = verbose
     startThread { [self] in loop() }

@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// Reading response header text, apart from libcurl so the header fuzz
 /// target (Fuzz/HeaderFuzz.swift) can build it alone.
 

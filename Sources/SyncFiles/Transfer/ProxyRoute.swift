@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// Whether a request goes through a proxy (SPEC §8.1), as libcurl decides:
 /// the manifest's `proxy:` key, else `http_proxy` (lowercase only, for
 /// http), `https_proxy` or `HTTPS_PROXY` (https), `all_proxy` or

@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// The aggregate rate cap (`limits.rate`): a token bucket shared by every
 /// transfer of a session, filled at `rate` bytes a second from the first
 /// byte on, with a fifth of a second of burst so that pacing does not

@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// The one redirect rule, for `apply` and `plan --remote` alike. libcurl
 /// follows no redirect itself: each hop is a new request, so the manifest's
 /// headers go only to the origin of the task's own URL.

@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// What an answer means for the file (SPEC §8.2, §8.3): the one home of the
 /// rules that read a status, a `Content-Range` and the version an answer
 /// names, for one stream, a resume, the first piece of ranges and a range.

@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// Why a try failed (the Transfer module's one error). The runner decides on
 /// the case and on `isRetryable`, never on `message`, which is for people.
 public enum TransferError: Error, Sendable, Hashable, CustomStringConvertible {

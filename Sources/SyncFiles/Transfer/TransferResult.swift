@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// The response a body belongs to.
 public struct ResponseHead: Sendable {
   public var status: Int

@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 /// One transfer for the engine: where to fetch from, what to send, where the
 /// bytes go. Built by the runner; handed to the engine thread and back.
 ///

@@ -85,7 +85,7 @@ private func top(_ lines: String) -> String { "version: 1\n" + lines + oneFile }
     var (m, d) = decode(top("limits: { parallel: 4, per_host: 2, rate: 20MB/s, deadline: 30m }\n"))
     #expect(errors(d).isEmpty)
     #expect(m?.limits.parallel == 4 && m?.limits.perHost == 2)
-    #expect(m?.limits.rate == 20_000_000 && m?.limits.deadline == .minutes(30))
+    #expect(m?.limits.rate == .constant(20_000_000) && m?.limits.deadline == .minutes(30))
     (_, d) = decode(top("limits: { parallel: 0 }\n"))
     #expect(errors(d).first?.mark == SourceMark(line: 2, column: 21))
     (_, d) = decode(top("limits: { rate: fast }\n"))
@@ -99,12 +99,12 @@ private func top(_ lines: String) -> String { "version: 1\n" + lines + oneFile }
   @Test func sessionLimitsMostRestrictiveWins() {
     var a = Limits()
     a.parallel = 8
-    a.rate = 1000
+    a.rate = .constant(1000)
     var b = Limits()
     b.parallel = 2
     b.deadline = .minutes(5)
     let m = Limits.merged([a, b, Limits()])
-    #expect(m.parallel == 2 && m.rate == 1000 && m.deadline == .minutes(5) && m.perHost == nil)
+    #expect(m.parallel == 2 && m.rate == .constant(1000) && m.deadline == .minutes(5) && m.perHost == nil)
   }
 
   @Test func conditionsAndDiscretionary() {

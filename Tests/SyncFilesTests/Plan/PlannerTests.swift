@@ -450,9 +450,9 @@ private let heldPath = "/srv/.a.bin.syncfiles-partial"
     let a = manifest()
     var b = manifest()
     b.limits.parallel = 2
-    b.limits.rate = 1_000_000
+    b.limits.rate = .constant(1_000_000)
     let p = Planner.plan(manifests: [a, b], journal: [:], facts: facts(), journalPath: "/j")
-    #expect(p.limits.parallel == 2 && p.limits.rate == 1_000_000)
+    #expect(p.limits.parallel == 2 && p.limits.rate == .constant(1_000_000))
     #expect(PlanReport.text(p).contains("limits: parallel 2, per_host 6, rate 976.6 KiB/s, deadline none"))
   }
 }

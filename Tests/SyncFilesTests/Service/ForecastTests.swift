@@ -63,6 +63,19 @@ private func file(_ id: String, _ extra: String) -> String {
     #expect(f.warnings.first?.hasPrefix("m/huge: 18.6 GiB cannot pass inside its window 01:00-03:00") == true)
   }
 
+  /// A timetable's rates inside the window, minute by minute (SPEC §10.4):
+  /// 1 MB/s from 01:00 and off from 02:00 fits anything; 100 KB/s all window long does not.
+  @Test func theWindowFitIsCountedAtTheTimetablesRates() {
+    let files = [file("big", "expected_bytes: 5GB, schedule: every 1d, discretionary: true")]
+    let window = "\nconditions: {window: '01:00-03:00'}"
+    let lifted = forecast(files, top: "limits: {rate: \"01:00,1MB 02:00,off\"}" + window, horizon: .hours(24))
+    #expect(lifted.warnings.isEmpty, "\(lifted.warnings)")
+    let slow = forecast(files, top: "limits: {rate: \"00:00,100KB 06:00,off\"}" + window, horizon: .hours(24))
+    #expect(
+      slow.warnings.first?.contains("at limits.rate 00:00,97.7 KiB/s 06:00,off, which moves at most 686.6 MiB") == true,
+      "\(slow.warnings)")
+  }
+
   @Test func unknownSizesAreCountedNotGuessed() {
     let f = forecast([file("n", "max_bytes: 1GB, schedule: every 12h")], horizon: .hours(24))
     #expect(f.runs.count == 2 && f.totalBytes == 0 && f.unknownSizes == 2)
