@@ -173,13 +173,13 @@ _syncfiles() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    apply|plan|validate|status|plugins|help)
+    apply|plan|validate|status|plugins|rollback|help)
         # Offer subcommand argument completions
         "_syncfiles_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'apply plan validate status plugins help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'apply plan validate status plugins rollback help' -- "${cur}"))
         ;;
     esac
 }
@@ -346,6 +346,37 @@ _syncfiles_plugins() {
     case "${prev}" in
     '--format')
         __syncfiles_add_completions -W 'text'$'\n''json'
+        return
+        ;;
+    esac
+}
+
+_syncfiles_rollback() {
+    repeating_flags=()
+    non_repeating_flags=(--release --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--to --journal)
+    __syncfiles_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--to')
+        return
+        ;;
+    '--journal')
+        __syncfiles_add_completions -f
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
+    1)
+        __syncfiles_add_completions -W "$(__syncfiles_custom_complete ---completion rollback -- positional@0 "${COMP_CWORD}" "$(__syncfiles_cursor_index_in_current_word)")"
+        return
+        ;;
+    *)
+        __syncfiles_add_completions -f
         return
         ;;
     esac

@@ -32,6 +32,8 @@ function __syncfiles_parse_tokens -S
             __syncfiles_parse_subcommand -r 1 'journal=' 'format=' 'now=' 'check' 'max-late=' 'version' 'h/help'
         case 'plugins'
             __syncfiles_parse_subcommand 0 'format=' 'version' 'h/help'
+        case 'rollback'
+            __syncfiles_parse_subcommand -r 2 'to=' 'release' 'journal=' 'version' 'h/help'
         case 'help'
             __syncfiles_parse_subcommand -r 1 'version'
         end
@@ -94,6 +96,7 @@ complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional 
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles" -eq 1' -fa 'validate' -d 'Check manifests; print every problem as FILE:LINE:COL: error|warning: message.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles" -eq 1' -fa 'status' -d 'Show what the journal knows: last outcome, bytes, partial data, next due, backoff.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles" -eq 1' -fa 'plugins' -d 'List the plugins found (built-in and external), with the kind and path of each.'
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles" -eq 1' -fa 'rollback' -d 'Put a kept version back (keep_versions) and hold the task, or release it.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" journal' -l 'journal' -d 'The journal file (default: $SYNCFILES_JOURNAL, the manifests\' journal key, else $STATE_DIRECTORY/journal, as root /var/lib/syncfiles/journal, else $XDG_STATE_HOME/syncfiles/journal, ~/.local/state/syncfiles/journal).' -rF
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" format' -l 'format' -d 'Output format on stdout: text or json.' -rfka 'text json'
@@ -138,4 +141,11 @@ complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_op
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles plugins" format' -l 'format' -d 'Output format on stdout: text or json.' -rfka 'text json'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles plugins" version' -l 'version' -d 'Show the version.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles plugins" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles rollback" to' -l 'to' -d 'Which version back: 1 is the one the current file replaced.' -rfka ''
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles rollback" release' -l 'release' -d 'End the hold: later applies follow the source again.'
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles rollback" journal' -l 'journal' -d 'The journal file (as for apply).' -rF
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles rollback" -eq 1' -fka '(__syncfiles_custom_completion ---completion rollback -- positional@0 (count (__syncfiles_tokens -pc)) (__syncfiles_tokens -tC))'
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles rollback" -ge 2' -F
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles rollback" version' -l 'version' -d 'Show the version.'
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles rollback" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles help" version' -l 'version' -d 'Show the version.'

@@ -15,11 +15,14 @@ package final class InstallQueue: @unchecked Sendable {
     package var index: Int
     package var partial: PartialFile
     package var mode: UInt32?
+    /// `keep_versions`: the file replaced is kept as a version.
+    package var keepVersions: Int
 
-    package init(index: Int, partial: PartialFile, mode: UInt32?) {
+    package init(index: Int, partial: PartialFile, mode: UInt32?, keepVersions: Int = 0) {
       self.index = index
       self.partial = partial
       self.mode = mode
+      self.keepVersions = keepVersions
     }
   }
   package struct Done: Sendable {
@@ -167,7 +170,7 @@ package final class InstallQueue: @unchecked Sendable {
     if batch.count == 1 || !group {
       for item in batch {
         do {
-          try item.partial.commit(mode: item.mode)
+          try item.partial.commit(mode: item.mode, keepVersions: item.keepVersions)
           done.append(Done(index: item.index, error: nil, fact: item.partial.installedFact))
         } catch {
           done.append(Done(index: item.index, error: error, fact: nil))
@@ -193,7 +196,7 @@ package final class InstallQueue: @unchecked Sendable {
     var installed: [(Item, (Int64, Int64)?)] = []
     for item in ready {
       do {
-        try item.partial.install(mode: item.mode)
+        try item.partial.install(mode: item.mode, keepVersions: item.keepVersions)
         installed.append((item, item.partial.installedFact))
       } catch {
         done.append(Done(index: item.index, error: error, fact: nil))

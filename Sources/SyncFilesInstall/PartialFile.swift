@@ -279,9 +279,9 @@ public final class PartialFile: @unchecked Sendable {
   /// fsync, set `mode`, rename over the destination, fsync the folder. On any
   /// failure the partial is discarded (after a failed fsync its pages may be
   /// gone: it is never retried) and the old destination is left as it was.
-  public func commit(mode: UInt32?) throws(InstallError) {
+  public func commit(mode: UInt32?, keepVersions: Int = 0) throws(InstallError) {
     try flush()
-    try install(mode: mode)
+    try install(mode: mode, keepVersions: keepVersions)
     try syncFolder()
   }
 
@@ -298,7 +298,8 @@ public final class PartialFile: @unchecked Sendable {
   /// Sets the mode and renames the partial over the destination (step 2 of
   /// `commit`, after its bytes are durable). Refuses to replace anything but a
   /// regular file; a symlink at the destination is replaced, never followed.
-  public func install(mode: UInt32?) throws(InstallError) {
+  /// `keepVersions` > 0: the file replaced is kept as a version first.
+  public func install(mode: UInt32?, keepVersions: Int = 0) throws(InstallError) {
     try materialize()
     var st = stat()
     if fstatat(folderFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 {
@@ -307,6 +308,14 @@ public final class PartialFile: @unchecked Sendable {
         discard()
         throw .notRegularFile(
           path: destination, consequence: "exists and is not a regular file; refusing to replace it")
+      }
+      if kind == S_IFREG && keepVersions > 0 {
+        do throws(InstallError) {
+          try KeptVersions.keep(folderFD: folderFD, name: name, destination: destination, count: keepVersions)
+        } catch {
+          discard()
+          throw error
+        }
       }
     }
     try Syscall.check({ fchmod(fd, mode_t(mode ?? 0o644)) }) { e in

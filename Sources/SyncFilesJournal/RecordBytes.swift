@@ -69,6 +69,7 @@ extension TaskState {
     w.time(.backoffUntil, backoffUntil)
     w.flag(.onChangePending, changeHookPending)
     w.flag(.onCompletePending, completeHookPending)
+    w.time(.rolledBack, rolledBack)
     w.out.put(UInt8(ascii: "}"))
     return w.out.count
   }
@@ -82,7 +83,7 @@ extension TaskState {
       room(id) + room(fingerprint) + room(lastOutcome?.rawValue) + room(lastError) + room(installed?.etag)
       + room(installed?.lastModified) + room(installed?.sha256) + room(partial?.path) + room(partial?.etag)
       + room(partial?.lastModified)
-    return 512 + strings + 8 * 21 + 3 * 40
+    return 512 + strings + 8 * 21 + 4 * 40
   }
 
   /// How every record the writer makes begins; its id follows.

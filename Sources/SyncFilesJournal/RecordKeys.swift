@@ -9,7 +9,7 @@ package enum RecordKey {
   /// The keys of the record itself, after `t` and `id`.
   package enum Task: Int, CaseIterable {
     case fingerprint, lastCheck, lastSuccess, outcome, error, bytes, httpStatus, installed, partial, failures
-    case backoffUntil, onChangePending, onCompletePending
+    case backoffUntil, onChangePending, onCompletePending, rolledBack
 
     package var name: StaticString {
       switch self {
@@ -26,6 +26,7 @@ package enum RecordKey {
       case .backoffUntil: "backoff_until"
       case .onChangePending: "on_change_pending"
       case .onCompletePending: "on_complete_pending"
+      case .rolledBack: "rolled_back"
       }
     }
   }

@@ -222,6 +222,7 @@ private struct RecordReader {
     case .partial: return partial().map { t.partial = $0 } != nil
     case .onChangePending: return bool().map { t.changeHookPending = $0 } != nil
     case .onCompletePending: return bool().map { t.completeHookPending = $0 } != nil
+    case .rolledBack: return time().map { t.rolledBack = $0 } != nil
     }
   }
 

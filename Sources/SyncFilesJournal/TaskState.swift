@@ -102,6 +102,9 @@ public struct TaskState: Sendable, Hashable {
   public var changeHookPending = false
   /// Its manifest's `on_complete` is owed for this file's change.
   public var completeHookPending = false
+  /// When `syncfiles rollback` put a kept version back: the task is held
+  /// until `rollback --release` (SPEC §10.4).
+  public var rolledBack: Timestamp?
 
   public init(id: String) { self.id = id }
 }
@@ -124,6 +127,7 @@ extension TaskState {
     put(.backoffUntil, backoffUntil.map { .string($0.rfc3339) })
     put(.onChangePending, changeHookPending ? .bool(true) : nil)
     put(.onCompletePending, completeHookPending ? .bool(true) : nil)
+    put(.rolledBack, rolledBack.map { .string($0.rfc3339) })
     return .object(o)
   }
 
@@ -145,6 +149,7 @@ extension TaskState {
     backoffUntil = time(.backoffUntil)
     changeHookPending = v[K.onChangePending.text]?.boolValue ?? false
     completeHookPending = v[K.onCompletePending.text]?.boolValue ?? false
+    rolledBack = time(.rolledBack)
   }
 
   /// `[[start, end], ...]`; a pair that is not two ordered non-negative

@@ -15,18 +15,7 @@ extension ManifestDecoder {
       return nil
     }
     guard let id = f.id, let url = f.url, let dest = f.destination else { return nil }
-    var relative = ""
-    // A prefix's destination is a folder, and may be written as one (`models/`).
-    var written = dest.relative
-    if url.namesPrefix {
-      while written.count > 1 && written.hasSuffix("/") { written.removeLast() }
-    }
-    switch Paths.confine(destination: written, root: manifest.root) {
-    case .success(let r): relative = r
-    case .failure(let e):
-      error(dest.mark, e.message)
-      return nil
-    }
+    guard let relative = confined(dest, url: url, root: manifest.root) else { return nil }
     // Normal as it stands: the root is, and a confined destination has no
     // empty, `.` or `..` component.
     let path = String(manifest.root, manifest.root == "/" ? nil : UInt8(ascii: "/"), relative)
@@ -57,6 +46,24 @@ extension ManifestDecoder {
       }
     }
     return FileEntry(entry)
+  }
+
+  /// The destination, relative to root and confined to it; nil after an error.
+  mutating func confined(_ dest: (relative: String, mark: SourceMark), url: SourceURL, root: String) -> String? {
+    // A prefix's destination is a folder, and may be written as one (`models/`).
+    var written = dest.relative
+    if url.namesPrefix {
+      while written.count > 1 && written.hasSuffix("/") { written.removeLast() }
+    }
+    switch Paths.confine(destination: written, root: root) {
+    case .success(let r) where r.split(separator: "/").contains(".syncfiles-versions"):
+      error(dest.mark, "destination '\(written)' lies in .syncfiles-versions, the folder syncfiles keeps old versions in")
+      return nil
+    case .success(let r): return r
+    case .failure(let e):
+      error(dest.mark, e.message)
+      return nil
+    }
   }
 
   /// A checksum list named somewhere (the entry or `defaults`), and one that
@@ -162,6 +169,7 @@ extension ManifestDecoder {
     o.cacheMaxAge = f.cacheMaxAge ?? TimeSpan(seconds: 0)
     o.rate = f.rate
     o.checksums = f.checksums
+    o.keepVersions = f.keepVersions ?? 0
     o.signature = f.signature
     o.headers = f.headers ?? []
     o.mode = f.mode

@@ -156,6 +156,8 @@ public struct EntryOptions: Sendable, Hashable {
   /// `checksums` and `signature` (SPEC §10.2): who vouches for the bytes.
   public var checksums: ChecksumSource? = nil
   public var signature: FileSignature? = nil
+  /// `keep_versions` (SPEC §10.4): versions before the current one kept for `rollback`.
+  public var keepVersions = 0
   /// Nothing limits or checks what is installed: no `max_bytes`, verifier, list or signature.
   var isUnbounded: Bool { maxBytes == nil && verify.isEmpty && checksums == nil && signature == nil }
   /// Set for a prefix (a url ending in `/`, SPEC §9.4): the entry stands

@@ -33,6 +33,8 @@ package struct FileFields {
   package var cacheMaxAge: TimeSpan?
   /// `rate`: bytes per second.
   package var rate: Int64?
+  /// `keep_versions`: earlier versions kept beside the destination.
+  package var keepVersions: Int?
   /// A prefix's selection and pruning (never from `defaults`).
   package var include: [String]?
   package var exclude: [String]?

@@ -7,7 +7,7 @@ import SyncFilesCore
 package enum FileKey: Int, CaseIterable, Sendable {
   case id, url, mirrors, destination, expectedBytes, maxBytes, sha256, checksums, signature, schedule, notBefore, discretionary
   case headers, mode, retry, timeout, onChange, verify, tls, proxy, netrc, cacheMaxAge, segments, s3
-  case rate, include, exclude, prune, pruneMax
+  case rate, keepVersions, include, exclude, prune, pruneMax
 
   package var spec: FileKeySpec { FileKeySpec.table[rawValue] }
   /// The key as written in a manifest.

@@ -96,6 +96,13 @@ extension FileKeySpec {
         schema: ##"{"anyOf": [{"const": "auto"}, {"type": "integer", "minimum": 1, "maximum": 16}]}"##
       ) { d, node, label in d.decodeSegments(node, label) },
       .value(
+        .keepVersions, "keep_versions", \.keepVersions,
+        type: "integer 0–100", default: "0", example: "`keep_versions: 3`",
+        rule:
+          "the versions before the current one, kept whole in `.syncfiles-versions/` beside it (same file system, the oldest pruned first) for `syncfiles rollback`",
+        schema: ##"{"type": "integer", "minimum": 0, "maximum": 100}"##
+      ) { d, node, label in d.integer(node, label, range: 0...100) },
+      .value(
         .rate, "rate", \.rate,
         type: "size per second", default: "none", example: "`rate: 2MB/s`",
         rule:

@@ -96,6 +96,13 @@ public enum Planner {
       return t
     }
 
+    // A rollback holds the task, `--force` or not, until it is released (SPEC §10.4).
+    if let at = state?.rolledBack {
+      t.reason =
+        "rolled back at \(at.rfc3339); held until syncfiles rollback --release \(e.qualifiedID)"
+      return t
+    }
+
     // 1. What would happen if nothing held it back.
     let dest = facts.files[e.destinationPath]
     let partialFact = partialFact(e, state, facts)

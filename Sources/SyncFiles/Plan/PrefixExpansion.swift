@@ -168,6 +168,7 @@ public enum PrefixExpansion {
       }
       if part.utf8.count > 255 { return "has a part longer than a file name may be (255 bytes)" }
       if part.hasSuffix(".syncfiles-partial") { return "ends as syncfiles' own partial files do" }
+      if part == KeptVersions.folderName { return "lies in syncfiles' own folder of kept versions" }
     }
     return nil
   }

@@ -182,6 +182,8 @@ public enum StatusReport {
     public var state: TaskState?
     public var nextDue: Timestamp?
     public var action: Action?
+    /// Versions kept for `rollback` (`keep_versions`), the newest first.
+    public var versions: [KeptVersions.Version] = []
   }
 
   /// One row per task. A partial shows what its file holds now: the journal's
@@ -196,7 +198,14 @@ public enum StatusReport {
       return s
     }
     if let plan {
-      return plan.tasks.map { Row(id: $0.id, state: state($0.id), nextDue: $0.nextDue, action: $0.action) }
+      return plan.tasks.map { t in
+        var r = Row(id: t.id, state: state(t.id), nextDue: t.nextDue, action: t.action)
+        // Only entries that keep versions look for them: no folder is listed per task otherwise.
+        if t.entry.keepVersions > 0 || r.state?.rolledBack != nil {
+          r.versions = KeptVersions.list(t.entry.destinationPath)
+        }
+        return r
+      }
     }
     return journal.keys.sorted().map { Row(id: $0, state: state($0), nextDue: nil, action: nil) }
   }
@@ -220,12 +229,18 @@ public enum StatusReport {
       }
       var next = r.nextDue?.rfc3339 ?? "-"
       if let a = r.action, a != .skip { next = a == .wait ? (r.nextDue?.rfc3339 ?? "held") : "now (\(a.rawValue))" }
+      if s?.rolledBack != nil { next = "rolled back (held)" }
       table.rows.append([
         r.id, s?.lastOutcome?.rawValue ?? "never", s?.lastCheck?.rfc3339 ?? "-",
         s?.lastBytes.map(ByteSize.format) ?? "-", partial ?? "-", next, failures,
       ])
     }
-    return (rows.isEmpty ? "the journal knows no tasks" : table.render()) + "\njournal: \(journalPath)"
+    var versions = ""
+    for r in rows where !r.versions.isEmpty {
+      let list = r.versions.map { "\($0.replaced.rfc3339) (\(ByteSize.format($0.size)))" }
+      versions += "\nversions of \(r.id), newest first: " + list.joined(separator: ", ")
+    }
+    return (rows.isEmpty ? "the journal knows no tasks" : table.render()) + versions + "\njournal: \(journalPath)"
   }
 
   /// When the task is due: now when the next apply would run it (a
@@ -263,6 +278,14 @@ public enum StatusReport {
         ("error", s?.lastError.map(JSONValue.string) ?? .null), ("installed", installed), ("partial", partial),
         ("failures", .int(Int64(s?.failures ?? 0))), ("backoff_until", time(s?.backoffUntil)),
         ("action", r.action.map { .string($0.rawValue) } ?? .null), ("next_due", time(due(r, now: now))),
+        ("rolled_back", time(s?.rolledBack)),
+        (
+          "versions",
+          .array(
+            r.versions.map {
+              .object([("replaced", .string($0.replaced.rfc3339)), ("size", .int($0.size)), ("path", .string($0.path))])
+            })
+        ),
       ])
     }
     return .object([

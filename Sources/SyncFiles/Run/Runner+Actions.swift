@@ -78,7 +78,8 @@ extension Runner {
     guard let p = t.partial else { return }
     t.partial = nil
     loop.installing += 1
-    installer?.add(InstallQueue.Item(index: t.number, partial: p, mode: t.entry.mode))
+    installer?.add(
+      InstallQueue.Item(index: t.number, partial: p, mode: t.entry.mode, keepVersions: t.entry.keepVersions))
   }
 
   /// The installer is done with a task's bytes.
