@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -96,12 +97,7 @@ public enum Planner {
       return t
     }
 
-    // A rollback holds the task, `--force` or not, until it is released (SPEC §10.4).
-    if let at = state?.rolledBack {
-      t.reason =
-        "rolled back at \(at.rfc3339); held until syncfiles rollback --release \(e.qualifiedID)"
-      return t
-    }
+    if heldByRollback(&t, state) { return t }
 
     // 1. What would happen if nothing held it back.
     let dest = facts.files[e.destinationPath]
@@ -178,6 +174,13 @@ public enum Planner {
         cacheMaxAge: e.cacheMaxAge.seconds)
       if t.action == .revalidate, let object = facts.listed[e.qualifiedID] { listed(&t, object, state?.installed) }
     }
+  }
+
+  /// A rollback holds the task, `--force` or not, until it is released (SPEC §10.4).
+  static func heldByRollback(_ t: inout PlannedTask, _ state: TaskState?) -> Bool {
+    guard let at = state?.rolledBack else { return false }
+    t.reason = "rolled back at \(at.rfc3339); held until syncfiles rollback --release \(t.entry.qualifiedID)"
+    return true
   }
 
   /// What lies at the task's partial path: the journal's, else the one

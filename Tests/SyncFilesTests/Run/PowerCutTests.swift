@@ -77,6 +77,55 @@ import Testing
     #expect(w.counts.damage == 0, "\(w.counts) \(w.failures)")
   }
 
+  /// A cut before and after each operation of a rollback (SPEC §10.4):
+  /// after it the destination is one whole version, the journal reads, and
+  /// `rollback --release` then an apply converge on the version served.
+  @Test func aRollbackSurvivesACutAtEachStep() throws {
+    let w = try PowerCutWorld(small: 1, large: 0, entryKeys: ", keep_versions: 2")
+    let name = w.names[0]
+    let id = "m/" + name.replacingOccurrences(of: ".", with: "_")
+    _ = try w.apply()
+    w.serve(1)
+    let second = try w.apply()
+    #expect(second.exit == 0 && second.outcomes.values.allSatisfy { $0 == "installed" }, "\(second.stderr)")
+    w.fs.unmount()
+    let snapshot = w.dir + "/snapshot"
+    try shell(["cp", "-a", w.fs.disk, snapshot])
+    try w.fs.start(logging: true)
+    let recorded = try run(["rollback", id, "m.yaml"], cwd: w.dir, env: w.env)
+    #expect(recorded.status == 0, "\(recorded.stderr)")
+    let points = Self.sample(w.fs.loggedOperations())
+    #expect(points.count >= 4, "too few operations recorded: \(points)")
+    var fired = 0
+    var torn: [String] = []
+    for base in points {
+      for timing in ["before", "after"] {
+        var f = base
+        f.timing = timing
+        w.fs.unmount()
+        try shell(["rm", "-rf", w.fs.disk])
+        try shell(["cp", "-a", snapshot, w.fs.disk])
+        try w.fs.start(fault: f)
+        _ = try run(["rollback", id, "m.yaml"], cwd: w.dir, env: w.env)
+        guard w.fs.crashed else { continue }
+        fired += 1
+        w.cutPower()
+        try w.fs.start()
+        let now = readBytes(w.fs.mount + "/out/" + name)
+        if now != w.versions[0][name] && now != w.versions[1][name] { torn.append(f.description) }
+        let status = try run(["status", "--format", "json", "m.yaml"], cwd: w.dir, env: w.env)
+        #expect(status.status == 0, "the journal reads after \(f.description): \(status.stderr)")
+        _ = try run(["rollback", "--release", id, "m.yaml"], cwd: w.dir, env: w.env)
+        let after = try w.apply()
+        #expect(after.exit == 0, "after \(f.description): \(after.stderr)")
+        #expect(readBytes(w.fs.mount + "/out/" + name) == w.versions[1][name], "converged after \(f.description)")
+      }
+    }
+    print("power-cut | rollback | \(points.count * 2) points, \(fired) fired, torn or mixed \(torn.count)")
+    #expect(fired >= points.count, "most faults should fire: \(fired) of \(points.count * 2)")
+    #expect(torn.isEmpty, "the destination was no whole version after: \(torn)")
+  }
+
   /// Cuts at random moments of runs over 150 small and 3 large files (in
   /// ranges), with the versions served changing every 10 cuts.
   @Test func randomCuts() throws {
@@ -167,7 +216,7 @@ final class PowerCutWorld {
     boot = UUID().uuidString
   }
 
-  init(small: Int, large: Int, largeSize: Int = 0) throws {
+  init(small: Int, large: Int, largeSize: Int = 0, entryKeys: String = "") throws {
     fs = try LazyFS()
     server = try FaultServer()
     var entries: [String] = []
@@ -180,7 +229,7 @@ final class PowerCutWorld {
       versions[1][name] = testBytes(size + (isLarge ? 0 : 7), seed: UInt64(600 + i))
       // No sha256: a torn or zero-filled partial would be installed as it is, and seen.
       entries.append(
-        "  - {id: \(name.replacingOccurrences(of: ".", with: "_")), url: '\(server.base)/\(name)', destination: \(name)\(isLarge ? ", segments: 4" : "")}"
+        "  - {id: \(name.replacingOccurrences(of: ".", with: "_")), url: '\(server.base)/\(name)', destination: \(name)\(isLarge ? ", segments: 4" : "")\(entryKeys)}"
       )
     }
     write(
