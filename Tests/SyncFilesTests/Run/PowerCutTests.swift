@@ -37,10 +37,7 @@ import Testing
     w.promise(first)
     w.serve(1)
     // The run to cut, recorded once: which operations it makes, on which paths.
-    w.fs.unmount()
-    let snapshot = w.dir + "/snapshot"
-    try shell(["cp", "-a", w.fs.disk, snapshot])
-    try w.fs.start(logging: true)
+    let snapshot = try w.snapshotThenLog()
     let recorded = try w.apply()
     #expect(recorded.exit == 0, "\(recorded.stderr)")
     let points = Self.sample(w.fs.loggedOperations())
@@ -51,9 +48,7 @@ import Testing
       for timing in ["before", "after"] {
         var f = base
         f.timing = timing
-        w.fs.unmount()
-        try shell(["rm", "-rf", w.fs.disk])
-        try shell(["cp", "-a", snapshot, w.fs.disk])
+        try w.restore(snapshot)
         w.promised = Set(w.names)  // the snapshot's run installed every file
         try w.fs.start(fault: f)
         let r = try w.apply()
@@ -88,10 +83,7 @@ import Testing
     w.serve(1)
     let second = try w.apply()
     #expect(second.exit == 0 && second.outcomes.values.allSatisfy { $0 == "installed" }, "\(second.stderr)")
-    w.fs.unmount()
-    let snapshot = w.dir + "/snapshot"
-    try shell(["cp", "-a", w.fs.disk, snapshot])
-    try w.fs.start(logging: true)
+    let snapshot = try w.snapshotThenLog()
     let recorded = try run(["rollback", id, "m.yaml"], cwd: w.dir, env: w.env)
     #expect(recorded.status == 0, "\(recorded.stderr)")
     let points = Self.sample(w.fs.loggedOperations())
@@ -102,9 +94,7 @@ import Testing
       for timing in ["before", "after"] {
         var f = base
         f.timing = timing
-        w.fs.unmount()
-        try shell(["rm", "-rf", w.fs.disk])
-        try shell(["cp", "-a", snapshot, w.fs.disk])
+        try w.restore(snapshot)
         try w.fs.start(fault: f)
         _ = try run(["rollback", id, "m.yaml"], cwd: w.dir, env: w.env)
         guard w.fs.crashed else { continue }
@@ -209,6 +199,23 @@ final class PowerCutWorld {
   /// cut is a reboot, which LazyFS does not do, so a cut makes a new one.
   var boot = UUID().uuidString
   var env: [String: String] { ["SYNCFILES_BOOT_ID": boot] }
+
+  /// The disk as it is now, copied aside; then LazyFS again, logging the
+  /// operations of the run to cut.
+  func snapshotThenLog() throws -> String {
+    fs.unmount()
+    let snapshot = dir + "/snapshot"
+    try shell(["cp", "-a", fs.disk, snapshot])
+    try fs.start(logging: true)
+    return snapshot
+  }
+
+  /// The disk back as `snapshotThenLog` copied it (LazyFS stopped).
+  func restore(_ snapshot: String) throws {
+    fs.unmount()
+    try shell(["rm", "-rf", fs.disk])
+    try shell(["cp", "-a", snapshot, fs.disk])
+  }
 
   /// The power goes, and the machine boots again.
   func cutPower() {
