@@ -173,13 +173,13 @@ _syncfiles() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    apply|plan|validate|status|plugins|rollback|help)
+    apply|plan|validate|status|plugins|rollback|index|help)
         # Offer subcommand argument completions
         "_syncfiles_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'apply plan validate status plugins rollback help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'apply plan validate status plugins rollback index help' -- "${cur}"))
         ;;
     esac
 }
@@ -375,6 +375,32 @@ _syncfiles_rollback() {
         __syncfiles_add_completions -W "$(__syncfiles_custom_complete ---completion rollback -- positional@0 "${COMP_CWORD}" "$(__syncfiles_cursor_index_in_current_word)")"
         return
         ;;
+    *)
+        __syncfiles_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_syncfiles_index() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--block-size --url)
+    __syncfiles_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--block-size')
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    esac
+
+    # Offer positional completions
+    case "${positional_number}" in
     *)
         __syncfiles_add_completions -f
         return

@@ -34,6 +34,8 @@ function __syncfiles_parse_tokens -S
             __syncfiles_parse_subcommand 0 'format=' 'version' 'h/help'
         case 'rollback'
             __syncfiles_parse_subcommand -r 2 'to=' 'release' 'journal=' 'version' 'h/help'
+        case 'index'
+            __syncfiles_parse_subcommand -r 1 'block-size=' 'url=' 'version' 'h/help'
         case 'help'
             __syncfiles_parse_subcommand -r 1 'version'
         end
@@ -97,6 +99,7 @@ complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional 
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles" -eq 1' -fa 'status' -d 'Show what the journal knows: last outcome, bytes, partial data, next due, backoff.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles" -eq 1' -fa 'plugins' -d 'List the plugins found (built-in and external), with the kind and path of each.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles" -eq 1' -fa 'rollback' -d 'Put a kept version back (keep_versions) and hold the task, or release it.'
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles" -eq 1' -fa 'index' -d 'Write FILE.zsync beside each file, for clients that fetch only the blocks that changed.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" journal' -l 'journal' -d 'The journal file (default: $SYNCFILES_JOURNAL, the manifests\' journal key, else $STATE_DIRECTORY/journal, as root /var/lib/syncfiles/journal, else $XDG_STATE_HOME/syncfiles/journal, ~/.local/state/syncfiles/journal).' -rF
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles apply" format' -l 'format' -d 'Output format on stdout: text or json.' -rfka 'text json'
@@ -148,4 +151,9 @@ complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional 
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles rollback" -ge 2' -F
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles rollback" version' -l 'version' -d 'Show the version.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles rollback" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles index" block-size' -l 'block-size' -d 'Block size, a power of 2 from 512 to 1048576 (default: 2048, or 4096 from 100 MB).' -rfka ''
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles index" url' -l 'url' -d 'Where clients fetch the file: a URL for one file, or a URL ending in / that each file\'s name is appended to (default: the file\'s name, relative to the .zsync).' -rfka ''
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_positional "syncfiles index" -ge 1' -F
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles index" version' -l 'version' -d 'Show the version.'
+complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles index" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'syncfiles' -n '__syncfiles_should_offer_completions_for_flags_or_options "syncfiles help" version' -l 'version' -d 'Show the version.'

@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 #include <openssl/bio.h>
 #include <openssl/pem.h>
+#include <openssl/provider.h>
 
 #include <stdatomic.h>
 #include <string.h>
@@ -105,4 +106,28 @@ static inline int sf_pkey_verify_sha256(EVP_PKEY *key, const unsigned char *sig,
   EVP_PKEY_CTX_free(ctx);
   return r;
 }
+// MD4, only for zsync's block checksums (its format fixes them). OpenSSL 3
+// keeps MD4 in its legacy provider: it is loaded into a library context of
+// its own, so the process's default context (and every other digest) is
+// left as it was. NULL when the legacy provider is missing.
+static inline const EVP_MD *sf_md4_md(void) {
+  static _Atomic(const EVP_MD *) kept;
+  const EVP_MD *md = atomic_load_explicit(&kept, memory_order_acquire);
+  if (md) return md;
+  OSSL_LIB_CTX *ctx = OSSL_LIB_CTX_new();
+  if (!ctx) return NULL;
+  if (!OSSL_PROVIDER_load(ctx, "legacy") || !OSSL_PROVIDER_load(ctx, "default")) return NULL;
+  EVP_MD *fetched = EVP_MD_fetch(ctx, "MD4", NULL);
+  if (!fetched) return NULL;
+  const EVP_MD *none = NULL;
+  if (atomic_compare_exchange_strong(&kept, &none, fetched)) return fetched;
+  EVP_MD_free(fetched);  // another thread kept its own; its context stays too
+  return none;
+}
+// MD4 of one block: 1 on success, writing 16 bytes to out.
+static inline int sf_md4(const void *data, size_t n, unsigned char *out) {
+  const EVP_MD *md = sf_md4_md();
+  return md && EVP_Digest(data, n, out, NULL, md, NULL) == 1;
+}
+static inline EVP_MD_CTX *sf_sha1_new(void) { return sf_digest_new(EVP_sha1()); }
 #endif

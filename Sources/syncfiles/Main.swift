@@ -70,7 +70,7 @@ struct SyncFilesCommand: AsyncParsableCommand {
       Start with:  syncfiles validate Examples/quickstart
       """,
     version: "syncfiles \(Runtime.version) (\(Runtime.libraries))",
-    subcommands: [Apply.self, Plan.self, Validate.self, Status.self, Plugins.self, RollbackCommand.self]
+    subcommands: [Apply.self, Plan.self, Validate.self, Status.self, Plugins.self, RollbackCommand.self, Index.self]
   )
 
   /// The command line, parsed. When the first argument names a subcommand,
