@@ -6,8 +6,9 @@ import SyncFilesVerify
 
 // libFuzzer entry point over what syncfiles reads from a checksum list, a
 // signature or a key it fetched (SPEC §10.2): the list's lines, gpgv's
-// status lines, an armored keyring, minisign and signify files, base64 and
-// percent-encoding. Built by `Fuzz/run.sh SECONDS trust` without libcurl.
+// status lines, an armored keyring, minisign and signify files, base64,
+// percent-encoding, and zsync control files (SPEC §10.1).
+// Built by `Fuzz/run.sh SECONDS trust` without libcurl.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -31,5 +32,11 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   _ = SignedBlob.minisign(signature: bytes, key: key, file: "/nonexistent/syncfiles-fuzz")
   _ = SignedBlob.signify(signature: bytes, key: key, file: "/nonexistent/syncfiles-fuzz")
   _ = SignedBlob.cosign(signature: bytes, pem: bytes, keyName: "k", sha256: String(repeating: "0", count: 64))
+  // A zsync control file fetched from a server: what it reads, written out, reads back the same.
+  if case .success(let index) = ZsyncIndex.parse(bytes, maxBytes: 1 << 40) {
+    guard case .success(let again) = ZsyncIndex.parse(index.bytes), again == index else {
+      fatalError("a control file read does not read back the same once written")
+    }
+  }
   return 0
 }

@@ -136,3 +136,85 @@ public struct ZsyncIndex: Sendable, Equatable {
       "\(days[Int(tmv.tm_wday)]), \(two(tmv.tm_mday)) \(months[Int(tmv.tm_mon)]) \(tmv.tm_year + 1900) \(two(tmv.tm_hour)):\(two(tmv.tm_min)):\(two(tmv.tm_sec)) +0000"
   }
 }
+
+extension ZsyncIndex {
+  /// Why a fetched control file cannot be used (SPEC §10.1): each says what
+  /// is wrong with it, and none costs more memory than its blocks need.
+  public enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notAnIndex
+    case missingHeader(String)
+    case badHeader(name: String, value: String)
+    case blockSize(Int)
+    case tooLarge(length: Int64, maxBytes: Int64)
+    /// The block table is not `blocks × (rsum + checksum)` bytes.
+    case blockTable(expected: Int64, got: Int)
+    case compressed
+
+    public var description: String {
+      switch self {
+      case .notAnIndex: return "it is not a zsync control file (no 'zsync:' first line)"
+      case .missingHeader(let h): return "it has no \(h) header"
+      case .badHeader(let name, let value): return "its \(name) header '\(value)' cannot be read"
+      case .blockSize(let b): return "its block size \(b) is not a power of two from 512 B to 1 MiB"
+      case .tooLarge(let l, let m): return "it describes \(l) bytes, more than max_bytes (\(m))"
+      case .blockTable(let e, let g):
+        return g > e
+          ? "it holds \(g) bytes of block checksums where its Length needs \(e)"
+          : "its block checksums stop after \(g) bytes where its Length needs \(e)"
+      case .compressed: return "it describes a gzip file's content (Z-Map2), which is not supported"
+      }
+    }
+  }
+
+  /// A control file's bytes, checked: headers first (at most 64 KiB of
+  /// them), then exactly as many block bytes as `Length` and `Blocksize` need.
+  public static func parse(_ bytes: [UInt8], maxBytes: Int64? = nil) -> Result<ZsyncIndex, ParseError> {
+    let headLimit = min(bytes.count, 64 << 10)
+    guard let end = bytes[..<headLimit].firstRange(of: [0x0A, 0x0A]) else {
+      return .failure(bytes.starts(with: Array("zsync:".utf8)) ? .missingHeader("end of headers") : .notAnIndex)
+    }
+    let lines = String(decoding: bytes[..<end.lowerBound], as: UTF8.self).split(separator: "\n")
+    guard let first = lines.first, first.hasPrefix("zsync:") else { return .failure(.notAnIndex) }
+    var fields: [String: String] = [:]
+    var urls: [String] = []
+    for line in lines.dropFirst() {
+      guard let colon = line.firstIndex(of: ":") else { continue }
+      let key = String(line[..<colon])
+      let value = String(line[line.index(after: colon)...]).trimmingSpaces()
+      if key == "URL" { urls.append(value) } else { fields[key] = value }
+    }
+    if fields["Z-Map2"] != nil { return .failure(.compressed) }
+    func number(_ name: String) -> Result<Int64, ParseError> {
+      guard let v = fields[name] else { return .failure(.missingHeader(name)) }
+      guard let n = Int64(v), n >= 0 else { return .failure(.badHeader(name: name, value: v)) }
+      return .success(n)
+    }
+    let blockSize: Int64
+    let length: Int64
+    switch (number("Blocksize"), number("Length")) {
+    case (.failure(let e), _), (_, .failure(let e)): return .failure(e)
+    case (.success(let b), .success(let l)): (blockSize, length) = (b, l)
+    }
+    guard blockSize >= 512, blockSize <= 1 << 20, blockSize & (blockSize - 1) == 0 else {
+      return .failure(.blockSize(Int(clamping: blockSize)))
+    }
+    if let maxBytes, length > maxBytes { return .failure(.tooLarge(length: length, maxBytes: maxBytes)) }
+    guard let h = fields["Hash-Lengths"] else { return .failure(.missingHeader("Hash-Lengths")) }
+    let parts = h.split(separator: ",").compactMap { Int($0) }
+    guard parts.count == 3, (1...2).contains(parts[0]), (1...4).contains(parts[1]), (3...16).contains(parts[2]) else {
+      return .failure(.badHeader(name: "Hash-Lengths", value: h))
+    }
+    guard let sha1 = fields["SHA-1"]?.lowercased(), sha1.utf8.count == 40, Hex.bytes(sha1) != nil else {
+      return .failure(fields["SHA-1"].map { .badHeader(name: "SHA-1", value: $0) } ?? .missingHeader("SHA-1"))
+    }
+    let count = (length + blockSize - 1) / blockSize
+    let expected = count * Int64(parts[1] + parts[2])
+    let table = bytes.count - end.upperBound
+    guard Int64(table) == expected else { return .failure(.blockTable(expected: expected, got: table)) }
+    return .success(
+      ZsyncIndex(
+        filename: fields["Filename"], mtime: fields["MTime"], blockSize: Int(blockSize), length: length,
+        seqMatches: parts[0], rsumBytes: parts[1], checksumBytes: parts[2], urls: urls, sha1: sha1,
+        blocks: Array(bytes[end.upperBound...])))
+  }
+}

@@ -53,3 +53,47 @@ import Testing
     #expect(many.status == 2 && many.stderr.contains("must end in /"))
   }
 }
+
+/// A fetched index is read whole or refused with its reason (SPEC §10.1),
+/// never allocating more than its own bytes.
+@Suite struct ZsyncIndexParseTests {
+  func index(_ size: Int, blockSize: Int = 2048) throws -> ZsyncIndex {
+    let dir = makeTempDir()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    write(testBytes(size, seed: 7), to: dir + "/f")
+    return try ZsyncIndex.make(fileAt: dir + "/f", blockSize: blockSize, url: "f", filename: "f").get()
+  }
+
+  @Test func whatIsWrittenReadsBackAsItWas() throws {
+    for (size, block) in [(1, 512), (5000, 2048), (1_000_000, 4096)] {
+      let i = try index(size, blockSize: block)
+      #expect(try ZsyncIndex.parse(i.bytes).get() == i)
+    }
+  }
+
+  @Test func hostileIndexesAreRefusedWithTheirReason() throws {
+    let good = try index(10_000)
+    func refused(_ bytes: [UInt8], maxBytes: Int64? = nil) -> String {
+      guard case .failure(let e) = ZsyncIndex.parse(bytes, maxBytes: maxBytes) else { return "accepted" }
+      return e.description
+    }
+    func header(_ name: String, _ value: String) -> [UInt8] {
+      let text = String(decoding: good.bytes, as: UTF8.self)
+      let edited = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+        $0.hasPrefix(name + ":") ? name + ": " + value : String($0)
+      }.joined(separator: "\n")
+      return Array(edited.utf8)
+    }
+    #expect(refused(Array("<html>not found</html>\n\n".utf8)).contains("not a zsync control file"))
+    #expect(refused(header("Blocksize", "1000")).contains("block size 1000 is not a power of two"))
+    #expect(refused(header("Blocksize", "2097152")).contains("not a power of two from 512 B to 1 MiB"))
+    #expect(refused(good.bytes, maxBytes: 5000).contains("more than max_bytes (5000)"))
+    // A Length of a petabyte with the table of 10 KB: refused by its size, nothing allocated for it.
+    #expect(refused(header("Length", "1000000000000000")).contains("block checksums stop after"))
+    #expect(refused(good.bytes + [0, 1, 2]).contains("holds \(good.blocks.count + 3) bytes of block checksums"))
+    #expect(refused(Array(good.bytes.dropLast(4))).contains("stop after"))
+    #expect(refused(header("Hash-Lengths", "2,9,3")).contains("Hash-Lengths"))
+    #expect(refused(header("SHA-1", "xyz")).contains("SHA-1"))
+    #expect(refused(Array("zsync: 0.6.2\nZ-Map2: 3\nBlocksize: 2048\n\n".utf8)).contains("gzip"))
+  }
+}
