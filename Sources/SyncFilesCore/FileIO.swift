@@ -92,6 +92,32 @@ public enum FileIO {
     return true
   }
 
+  /// Replaces `path` with `bytes`, whole: a hidden file beside it is written
+  /// (and synced, when `durable`), then renamed over it, so a reader sees
+  /// the old file or the new one. Nil, or the step that failed (`create`,
+  /// `write`, `replace`) with its errno.
+  public static func replaceWhole(_ path: String, with bytes: [UInt8], mode: mode_t, durable: Bool) -> (
+    step: String, errno: Errno
+  )? {
+    let temp = Paths.folder(of: path) + "/." + Paths.fileName(of: path) + ".\(getpid()).tmp"
+    let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
+    guard fd >= 0 else { return ("create", Errno(errno)) }
+    fchmod(fd, mode)
+    let written = writeAll(fd, bytes) && (!durable || fsync(fd) == 0)
+    let e = Errno(errno)
+    close(fd)
+    guard written else {
+      unlink(temp)
+      return ("write", e)
+    }
+    guard rename(temp, path) == 0 else {
+      let e = Errno(errno)
+      unlink(temp)
+      return ("replace", e)
+    }
+    return nil
+  }
+
   /// A new file at `path` (mode 0600, replacing none) holding `bytes`, for a
   /// scratch folder of our own. False, with errno set, on failure.
   public static func writeNew(_ bytes: [UInt8], to path: String) -> Bool {

@@ -27,9 +27,19 @@ package enum Hex {
     var out: [UInt8] = []
     out.reserveCapacity(u.count / 2)
     for i in stride(from: 0, to: u.count, by: 2) {
-      guard let hi = PercentText.nibble(u[i]), let lo = PercentText.nibble(u[i + 1]) else { return nil }
+      guard let hi = value(of: u[i]), let lo = value(of: u[i + 1]) else { return nil }
       out.append(hi << 4 | lo)
     }
     return out
+  }
+
+  /// The value of one hex digit (either case).
+  package static func value(of c: UInt8) -> UInt8? {
+    switch c {
+    case 0x30...0x39: return c - 0x30
+    case 0x61...0x66: return c - 0x57
+    case 0x41...0x46: return c - 0x37
+    default: return nil
+    }
   }
 }

@@ -10,7 +10,8 @@ public enum PercentText {
     out.reserveCapacity(u.count)
     var i = 0
     while i < u.count {
-      if u[i] == UInt8(ascii: "%"), i + 2 < u.count, let hi = nibble(u[i + 1]), let lo = nibble(u[i + 2]) {
+      if u[i] == UInt8(ascii: "%"), i + 2 < u.count, let hi = Hex.value(of: u[i + 1]), let lo = Hex.value(of: u[i + 2])
+      {
         out.append(hi << 4 | lo)
         i += 3
       } else {
@@ -21,12 +22,4 @@ public enum PercentText {
     return String(decoding: out, as: UTF8.self)
   }
 
-  static func nibble(_ c: UInt8) -> UInt8? {
-    switch c {
-    case 0x30...0x39: return c - 0x30
-    case 0x61...0x66: return c - 0x57
-    case 0x41...0x46: return c - 0x37
-    default: return nil
-    }
-  }
 }

@@ -96,7 +96,7 @@ public struct RateCap: Sendable, Hashable, CustomStringConvertible {
     var steps: [Step] = []
     for e in entries {
       let parts = e.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false)
-      guard parts.count == 2, let minute = minute(of: parts[0]) else {
+      guard parts.count == 2, let minute = ClockTime.minute(parts[0]) else {
         return .failure(UnitError("timetable entry '\(e)' is not HH:MM,RATE (as in 08:00,512K or 23:30,off)"))
       }
       var rate: Int64? = nil
@@ -114,15 +114,6 @@ public struct RateCap: Sendable, Hashable, CustomStringConvertible {
       steps.append(Step(minute: minute, rate: rate))
     }
     return .success(RateCap(steps: steps.sorted { $0.minute < $1.minute }))
-  }
-
-  /// `HH:MM`, 00:00 to 23:59.
-  static func minute(of text: Substring) -> Int? {
-    let hm = text.split(separator: ":", omittingEmptySubsequences: false)
-    guard hm.count == 2, (1...2).contains(hm[0].count), hm[1].count == 2, let h = Int(hm[0]), let m = Int(hm[1]),
-      (0..<24).contains(h), (0..<60).contains(m)
-    else { return nil }
-    return h * 60 + m
   }
 
   /// Seconds since local midnight at `epochSeconds` (the zone from TZ, as localtime reads it).

@@ -294,15 +294,9 @@ public struct TimeWindow: Sendable, Hashable, CustomStringConvertible {
   public static func parse(_ text: String) -> Result<TimeWindow, UnitError> {
     let s = text.trimmingSpaces()
     let parts = s.split(separator: "-", omittingEmptySubsequences: false)
-    func clock(_ p: Substring) -> Int? {
-      let hm = p.trimmingSpaces().split(separator: ":", omittingEmptySubsequences: false)
-      guard hm.count == 2, (1...2).contains(hm[0].count), hm[1].count == 2,
-        let h = Int(hm[0]), let m = Int(hm[1]), (0...24).contains(h), (0...59).contains(m),
-        h < 24 || m == 0
-      else { return nil }
-      return h * 60 + m
-    }
-    guard parts.count == 2, let a = clock(parts[0]), let b = clock(parts[1]) else {
+    guard parts.count == 2, let a = ClockTime.minute(parts[0], endOfDay: true),
+      let b = ClockTime.minute(parts[1], endOfDay: true)
+    else {
       return .failure(.init("malformed window '\(s)': expected HH:MM-HH:MM in local time, as in \"01:00-06:00\""))
     }
     let start = a % 1440

@@ -124,17 +124,12 @@ public struct ZsyncIndex: Sendable, Equatable {
     return Array(text.utf8) + blocks
   }
 
-  /// `Wed, 02 Dec 2026 05:56:07 +0000`, as zsyncmake's strftime writes it in UTC.
+  /// `Wed, 02 Dec 2026 05:56:07 +0000`, as zsyncmake's strftime writes it
+  /// in UTC: an HTTP date with the zone as a number.
   static func mtime(_ seconds: Int64) -> String {
-    var t = time_t(seconds)
-    var tmv = tm()
-    gmtime_r(&t, &tmv)
-    let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-    func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-    return
-      "\(days[Int(tmv.tm_wday)]), \(two(tmv.tm_mday)) \(months[Int(tmv.tm_mon)]) \(tmv.tm_year + 1900) \(two(tmv.tm_hour)):\(two(tmv.tm_min)):\(two(tmv.tm_sec)) +0000"
+    String(HTTPDate.format(Timestamp(seconds: seconds)).dropLast(3)) + "+0000"
   }
+
 }
 
 extension ZsyncIndex {

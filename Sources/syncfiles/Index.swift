@@ -70,19 +70,9 @@ struct Index: ParsableCommand {
     if failed { throw ExitCode(ExitStatus.failed.rawValue) }
   }
 
-  /// Written to a temporary name beside it, synced, renamed over: a reader never sees half an index.
+  /// Written whole beside it, synced, renamed over: a reader never sees half an index.
   static func write(_ bytes: [UInt8], to path: String) -> String? {
-    let temp = Paths.folder(of: path) + "/." + Paths.fileName(of: path) + ".syncfiles-new"
-    unlink(temp)
-    let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { return "cannot write: \(Errno(errno).text)" }
-    let ok = FileIO.writeAll(fd, bytes) && fsync(fd) == 0
-    let e = Errno(errno)
-    close(fd)
-    guard ok, rename(temp, path) == 0 else {
-      unlink(temp)
-      return "cannot write: \(ok ? Errno(errno).text : e.text)"
-    }
-    return nil
+    FileIO.replaceWhole(path, with: bytes, mode: 0o644, durable: true).map { "cannot write: \($0.errno.text)" }
   }
+
 }

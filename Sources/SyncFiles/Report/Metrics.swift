@@ -3,6 +3,7 @@ import SyncFilesInstall
 import SyncFilesJournal
 import SyncFilesManifest
 import SyncFilesVerify
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -160,21 +161,8 @@ extension RunMetrics {
     guard FileIO.makeFolders(folder) else {
       throw MetricsWriteError(path: path, errno: errno, step: "create folder for")
     }
-    let tmp = folder + "/." + Paths.fileName(of: path) + ".\(getpid()).tmp"
-    let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw MetricsWriteError(path: path, errno: errno, step: "create") }
-    fchmod(fd, 0o644)
-    let ok = FileIO.writeAll(fd, Array(text.utf8))
-    let writeErrno = errno
-    close(fd)
-    guard ok else {
-      unlink(tmp)
-      throw MetricsWriteError(path: path, errno: writeErrno, step: "write")
-    }
-    guard rename(tmp, path) == 0 else {
-      let e = errno
-      unlink(tmp)
-      throw MetricsWriteError(path: path, errno: e, step: "replace")
+    if let failed = FileIO.replaceWhole(path, with: Array(text.utf8), mode: 0o644, durable: false) {
+      throw MetricsWriteError(path: path, errno: failed.errno.code, step: failed.step)
     }
   }
 }

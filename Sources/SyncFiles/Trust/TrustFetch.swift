@@ -140,22 +140,15 @@ struct KeptCopy {
   /// fetch next time.
   func write(folder: String, url: String) {
     guard FileIO.makeFolders(folder) else { return }
-    let final = Self.path(folder: folder, url: url)
-    let temp = final + ".new"
-    unlink(temp)
     var head = "syncfiles-kept: 1\nlength: \(bytes.count)\n"
     if let e = validators?.etag { head += "etag: \(e)\n" }
     if let m = validators?.lastModified { head += "last-modified: \(m)\n" }
-    let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    guard fd >= 0 else { return }
-    let written = FileIO.writeAll(fd, Array((head + "\n").utf8)) && FileIO.writeAll(fd, bytes) && fsync(fd) == 0
-    close(fd)
-    guard written, rename(temp, final) == 0 else {
-      unlink(temp)
-      return
-    }
+    let final = Self.path(folder: folder, url: url)
+    guard FileIO.replaceWhole(final, with: Array((head + "\n").utf8) + bytes, mode: 0o600, durable: true) == nil
+    else { return }
     JournalWriter.syncFolder(of: final)
   }
+
 }
 
 extension Validators {
